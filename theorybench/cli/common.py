@@ -1,0 +1,76 @@
+"""Argument helpers shared by command modules (parsing only; no logic of the package)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Iterable, Sequence
+
+from ..errors import TaskParameterError
+
+
+def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
+    """``["k=3", "D=2"]`` -> ``{"k": "3", "D": "2"}``; values are coerced by the task."""
+    out: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise TaskParameterError(
+                f"--param {pair!r} is not of the form NAME=VALUE (e.g. --param k=3)")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def parse_range(text: str, what: str = "--n") -> list[int]:
+    """``"4..20"`` -> 4..20 inclusive, ``"4..20:2"`` with step, ``"8,16,32"`` a list."""
+    try:
+        if ".." in text:
+            lo, _, rest = text.partition("..")
+            hi, _, step = rest.partition(":")
+            values = list(range(int(lo), int(hi) + 1, int(step) if step else 1))
+        else:
+            values = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise TaskParameterError(
+            f"{what} {text!r} is not a range: use A..B, A..B:STEP or a list A,B,C") from None
+    if not values:
+        raise TaskParameterError(f"{what} {text!r} is an empty range (is the lower end above the upper?)")
+    return values
+
+
+def add_task_args(parser, n_required: bool = True) -> None:
+    parser.add_argument("task", help="task family name (see `theorybench tasks`)")
+    parser.add_argument("--n", required=n_required, help="input length n")
+    parser.add_argument("--param", action="append", metavar="K=V",
+                        help="another task parameter, e.g. --param k=3 (repeatable)")
+
+
+def print_table(rows: Iterable[Sequence[Any]], header: Sequence[str], out=None) -> None:
+    """A plain aligned text table."""
+    out = out or sys.stdout
+    rows = [[str(c) for c in r] for r in rows]
+    widths = [len(h) for h in header]
+    for r in rows:
+        widths = [max(w, len(c)) for w, c in zip(widths, r)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    print(fmt.format(*header), file=out)
+    print("  ".join("-" * w for w in widths), file=out)
+    for r in rows:
+        print(fmt.format(*r), file=out)
+
+
+def print_json(obj: Any) -> None:
+    print(json.dumps(obj, indent=2, default=_json_default))
+
+
+def _json_default(o: Any):
+    import numpy as np
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    if hasattr(o, "to_dict"):
+        return o.to_dict()
+    return str(o)

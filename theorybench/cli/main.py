@@ -1,0 +1,56 @@
+"""Entry point: builds the parser from every command module and runs the chosen command.
+
+User mistakes (``TheorybenchError``) print ``theorybench: error: ...`` and exit 2 with no
+traceback; ``--debug`` shows the traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+from .. import __version__
+from ..errors import TheorybenchError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="theorybench",
+        description="Executable theories of transformers, and trained transformers beside them.")
+    parser.add_argument("--version", action="version", version=f"theorybench {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    pkg = importlib.import_module(__package__)
+    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
+        if info.name in ("main", "common") or info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__package__}.{info.name}")
+        if hasattr(module, "register"):
+            module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except TheorybenchError as exc:
+        if args.debug:
+            raise
+        print(f"theorybench: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("theorybench: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

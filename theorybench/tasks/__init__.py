@@ -1,0 +1,11 @@
+"""The task suite: the single source of truth for every task (THEORY.md section 9).
+
+``tasks.get("majority", n=15)`` builds a validated instance; ``tasks.families()`` lists
+the registered families. Families live one per file in a subpackage per kind.
+"""
+
+from .base import PAD, Batch, DecisionFunction, Param, Task
+from .registry import KINDS, families, family, get, register
+
+__all__ = ["PAD", "Batch", "DecisionFunction", "Param", "Task", "KINDS", "families", "family",
+           "get", "register"]

@@ -1,0 +1,1 @@
+"""Arithmetic tasks: binary addition."""

@@ -1,0 +1,379 @@
+"""The task interface every family implements (DESIGN.md, "Core data model").
+
+A family is a subclass of :class:`Task` that declares its parameters as :class:`Param`
+objects; an instance is built with validated parameters and then offers ``vocab``,
+``sample``, ``label`` (the reference function, vectorized), ``oracle`` (the same labels by
+an independent, deliberately simple method, used by tests), ``enumerate``, ``render`` /
+``parse`` and ``decision_view``.
+
+Token conventions
+-----------------
+* ``vocab`` is a tuple of token strings; a token id is an index into it.
+* Tasks whose inputs may vary in length reserve ``PAD = "<pad>"``; its id is ``pad_id``
+  (always the last id of the vocabulary, so that the natural tokens keep small ids).
+  ``Batch.lengths`` gives each row's real length.
+* Outputs come in three kinds (``Task.output``): ``"final"`` - one label per input, read
+  after the last input token; ``"per_position"`` - a label at every input position, with a
+  mask; ``"answer"`` - a sequence of answer tokens produced after the input (binary_add),
+  with a mask. Label values are indices into ``label_vocab``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+
+from ..errors import EnumerationTooLarge, TaskInputError, TaskParameterError
+
+PAD = "<pad>"
+#: Largest number of inputs ``enumerate()`` materializes.
+MAX_ENUMERATE = 1 << 22
+
+
+@dataclass(frozen=True)
+class Param:
+    """A declared task parameter: its type, default, valid range and meaning."""
+
+    name: str
+    type: type
+    default: Any
+    doc: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple | None = None
+
+    def coerce(self, value: Any) -> Any:
+        """Convert ``value`` (possibly a CLI string) to this parameter's type, or raise."""
+        if self.type is int:
+            if isinstance(value, bool):
+                raise self._bad(value, "an integer")
+            if isinstance(value, (int, np.integer)):
+                value = int(value)
+            elif isinstance(value, float) and value.is_integer():
+                value = int(value)
+            elif isinstance(value, str):
+                try:
+                    value = int(value.strip())
+                except ValueError:
+                    raise self._bad(value, "an integer") from None
+            else:
+                raise self._bad(value, "an integer")
+            if self.minimum is not None and value < self.minimum:
+                raise TaskParameterError(
+                    f"parameter {self.name}={value} is too small: it must be >= {self.minimum}"
+                    f" ({self.doc})")
+            if self.maximum is not None and value > self.maximum:
+                raise TaskParameterError(
+                    f"parameter {self.name}={value} is too large: it must be <= {self.maximum}"
+                    f" ({self.doc})")
+        elif self.type is bool:
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("1", "true", "yes", "on"):
+                    value = True
+                elif low in ("0", "false", "no", "off"):
+                    value = False
+                else:
+                    raise self._bad(value, "true or false")
+            elif not isinstance(value, (bool, np.bool_)):
+                raise self._bad(value, "true or false")
+            value = bool(value)
+        elif self.type is str:
+            if not isinstance(value, str):
+                raise self._bad(value, "a string")
+        if self.choices is not None and value not in self.choices:
+            raise TaskParameterError(
+                f"parameter {self.name}={value!r} is not one of {', '.join(map(repr, self.choices))}")
+        return value
+
+    def _bad(self, value: Any, what: str) -> TaskParameterError:
+        return TaskParameterError(f"parameter {self.name}={value!r} is not {what} ({self.doc})")
+
+    def describe(self) -> str:
+        rng = ""
+        if self.choices:
+            rng = " in {" + ",".join(map(str, self.choices)) + "}"
+        elif self.minimum is not None or self.maximum is not None:
+            lo = "" if self.minimum is None else f"{self.minimum}<="
+            hi = "" if self.maximum is None else f"<={self.maximum}"
+            rng = f" ({lo}{self.name}{hi})"
+        return f"{self.name}={self.default}{rng}"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A batch of task instances.
+
+    tokens:  int64 (count, length); rows shorter than ``length`` are padded with the
+             task's ``pad_id`` (see ``lengths``).
+    labels:  int64 (count,) for ``final`` tasks, (count, out_len) otherwise.
+    mask:    bool (count, out_len) marking which label entries are scored, or None.
+    lengths: int64 (count,), the real length of each row.
+    """
+
+    tokens: np.ndarray
+    labels: np.ndarray
+    mask: np.ndarray | None
+    lengths: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.tokens.shape[0])
+
+
+@dataclass(frozen=True)
+class DecisionFunction:
+    """A single-output function of a task that theories analyze.
+
+    The input space is fixed-length token sequences: position ``i`` may hold any token id
+    in ``choices[i]`` (the *natural input space*; a singleton marks a fixed separator).
+    ``valid`` (optional) restricts that space further (e.g. k-hop forbids immediate
+    repeats). ``evaluate`` maps an int array (batch, length) of token ids to (batch,)
+    int outputs (not necessarily binary). ``sample(rng, count)`` draws from the task's
+    own sampling distribution at this length.
+    """
+
+    task: "Task"
+    name: str
+    choices: tuple[tuple[int, ...], ...]
+    evaluate: Callable[[np.ndarray], np.ndarray]
+    sample: Callable[[np.random.Generator, int], np.ndarray]
+    valid: Callable[[np.ndarray], np.ndarray] | None = None
+    description: str = ""
+
+    @property
+    def length(self) -> int:
+        return len(self.choices)
+
+    @property
+    def binary(self) -> bool:
+        """True when every position ranges over the same two tokens."""
+        return all(len(c) == 2 for c in self.choices)
+
+    def space_size(self) -> int:
+        return math.prod(len(c) for c in self.choices)
+
+    def enumerate(self, limit: int = MAX_ENUMERATE) -> np.ndarray:
+        """All inputs of the natural space (``valid`` applied), lexicographic order."""
+        x = product_space(self.choices, limit,
+                          what=f"inputs of {self.task.name} ({self.name})")
+        if self.valid is not None:
+            x = x[self.valid(x)]
+        return x
+
+
+def _choice_table(choices: Sequence[Sequence[int]]) -> np.ndarray:
+    width = max(len(c) for c in choices)
+    table = np.zeros((len(choices), width), dtype=np.int64)
+    for i, c in enumerate(choices):
+        table[i, : len(c)] = c
+    return table
+
+
+def product_space(choices: Sequence[Sequence[int]], limit: int = MAX_ENUMERATE,
+                  what: str = "inputs") -> np.ndarray:
+    """All sequences with position i drawn from ``choices[i]`` (lexicographic)."""
+    size = math.prod(len(c) for c in choices)
+    if size > limit:
+        raise EnumerationTooLarge(
+            f"{size:,} {what} is more than the enumeration limit {limit:,}; "
+            f"use sample() or a smaller n")
+    radices = np.array([len(c) for c in choices], dtype=np.int64)
+    idx = np.arange(size, dtype=np.int64)
+    digits = np.empty((size, len(radices)), dtype=np.int64)
+    for pos in range(len(radices) - 1, -1, -1):
+        digits[:, pos] = idx % radices[pos]
+        idx //= radices[pos]
+    return _choice_table(choices)[np.arange(len(radices))[None, :], digits]
+
+
+class Task:
+    """Base class of a task family. Subclasses set the class attributes and methods.
+
+    Class attributes: ``name``, ``kind`` (boolean, retrieval, sparse, arithmetic, graphs,
+    dyck), ``summary`` (one-line definition), ``params`` (tuple of :class:`Param`, ``n``
+    first), ``output`` ("final", "per_position" or "answer"), ``distributions`` (the
+    first is the default), ``analysis_ns`` and ``train_ns`` (default n lists).
+    """
+
+    name: ClassVar[str] = ""
+    kind: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    output: ClassVar[str] = "final"
+    distributions: ClassVar[tuple[str, ...]] = ("uniform",)
+    analysis_ns: ClassVar[tuple[int, ...]] = (4, 6, 8, 10, 12)
+    train_ns: ClassVar[tuple[int, ...]] = (8, 16, 32, 64)
+    order: ClassVar[int] = 0  # position within its kind in listings
+
+    vocab: tuple[str, ...]
+    label_vocab: tuple[str, ...] = ("0", "1")
+
+    def __init__(self, **kwargs: Any):
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(kwargs) - set(known))
+        if unknown:
+            raise TaskParameterError(
+                f"unknown parameter(s) {', '.join(unknown)} for task {self.name}; "
+                f"its parameters are: {', '.join(p.describe() for p in self.params)}")
+        values = {}
+        for p in self.params:
+            values[p.name] = p.coerce(kwargs[p.name]) if p.name in kwargs else p.default
+        self.values = values
+        for k, v in values.items():
+            setattr(self, k, v)
+        self.check()
+        self.vocab = tuple(self.build_vocab())
+        self.index = {tok: i for i, tok in enumerate(self.vocab)}
+
+    # ---- hooks for subclasses -------------------------------------------------------
+    def check(self) -> None:
+        """Cross-parameter validation; raise :class:`TaskParameterError`."""
+
+    def build_vocab(self) -> Sequence[str]:
+        raise NotImplementedError
+
+    def sample(self, rng: np.random.Generator, count: int,
+               distribution: str | None = None) -> Batch:
+        raise NotImplementedError
+
+    def label(self, tokens: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def oracle(self, tokens: np.ndarray) -> np.ndarray:
+        """Labels by an independent method (loops, networkx, a stack, Python ints)."""
+        raise NotImplementedError
+
+    def output_mask(self, tokens: np.ndarray) -> np.ndarray:
+        """Bool (count, out_len) of scored label entries, for non-``final`` tasks."""
+        raise NotImplementedError(f"task {self.name} has a single final output")
+
+    def input_space(self) -> Sequence[Sequence[int]]:
+        """Allowed token ids per position for ``enumerate()`` (fixed-length tasks)."""
+        raise EnumerationTooLarge(f"task {self.name} has no finite enumeration")
+
+    def valid_inputs(self, tokens: np.ndarray) -> np.ndarray:
+        """Boolean mask of rows of ``tokens`` that are well-formed inputs (default all)."""
+        return np.ones(len(tokens), dtype=bool)
+
+    def decision_view(self) -> list[DecisionFunction]:
+        """Single-output functions for theory analysis; the first is the main one."""
+        raise NotImplementedError
+
+    # ---- shared behaviour -----------------------------------------------------------
+    @property
+    def pad_id(self) -> int | None:
+        return self.index.get(PAD)
+
+    def spec(self) -> dict[str, Any]:
+        """Name and parameter values: enough to rebuild this instance with ``get``."""
+        return {"task": self.name, **self.values}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.values.items())
+        return f"tasks.get({self.name!r}, {args})"
+
+    def resolve_distribution(self, distribution: str | None) -> str:
+        if distribution is None:
+            return self.distributions[0]
+        if distribution not in self.distributions:
+            raise TaskParameterError(
+                f"distribution {distribution!r} is not offered by task {self.name}; "
+                f"choose one of: {', '.join(self.distributions)}")
+        return distribution
+
+    def check_count(self, count: int) -> int:
+        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+            raise TaskParameterError(f"count must be a non-negative integer, got {count!r}")
+        return int(count)
+
+    def enumerate(self, limit: int = MAX_ENUMERATE) -> np.ndarray:
+        """All valid inputs of this size (int64 tokens), or :class:`EnumerationTooLarge`."""
+        x = product_space(self.input_space(), limit, what=f"inputs of {self!r}")
+        return x[self.valid_inputs(x)]
+
+    def render(self, tokens: np.ndarray) -> str:
+        """Space-separated tokens of one row (padding dropped)."""
+        row = np.asarray(tokens).reshape(-1)
+        pad = self.pad_id
+        return " ".join(self.vocab[int(t)] for t in row if t != pad)
+
+    def parse(self, text: str) -> np.ndarray:
+        """Token ids of a rendered instance; :class:`TaskInputError` on bad text."""
+        toks = text.split()
+        out = []
+        for pos, tok in enumerate(toks, 1):
+            if tok not in self.index or tok == PAD:
+                shown = ", ".join(t for t in self.vocab if t != PAD)
+                if len(shown) > 120:
+                    shown = shown[:117] + "..."
+                raise TaskInputError(
+                    f"token {pos} {tok!r} is not in the vocabulary of {self.name}; "
+                    f"tokens are separated by spaces and must be one of: {shown}")
+            out.append(self.index[tok])
+        arr = np.array(out, dtype=np.int64)
+        self.check_input(arr)
+        return arr
+
+    def check_input(self, row: np.ndarray) -> None:
+        """Raise :class:`TaskInputError` if one parsed row is not a valid instance."""
+        if len(row) != self.input_length():
+            raise TaskInputError(
+                f"{self.name} with n={self.n} expects {self.input_length()} tokens, "
+                f"got {len(row)}")
+        if not self.valid_inputs(row[None, :])[0]:
+            raise TaskInputError(f"not a valid {self.name} instance: {self.render(row)}")
+
+    def input_length(self) -> int:
+        """Length of an input row (for fixed-length tasks)."""
+        return self.n
+
+    def render_label(self, label: np.ndarray, mask: np.ndarray | None = None) -> str:
+        lab = np.atleast_1d(np.asarray(label))
+        if mask is not None:
+            lab = lab[np.asarray(mask, dtype=bool)]
+        return " ".join(self.label_vocab[int(v)] for v in lab)
+
+
+def balanced_choice(rng: np.random.Generator, count: int) -> np.ndarray:
+    """Exactly half (rounded by a fair coin) of ``count`` rows labelled 1, shuffled."""
+    ones = count // 2 + (int(rng.integers(0, 2)) if count % 2 else 0)
+    y = np.zeros(count, dtype=np.int64)
+    y[:ones] = 1
+    rng.shuffle(y)
+    return y
+
+
+def rejection_balance(draw: Callable[[int], tuple[np.ndarray, np.ndarray]], count: int,
+                      rng: np.random.Generator, max_rounds: int = 200) -> tuple[np.ndarray, np.ndarray]:
+    """Label-balanced batch by rejection: ``draw(m)`` returns (tokens, labels) uniformly.
+
+    Keeps drawing until it has ``count//2`` of each class (binary labels), then shuffles.
+    """
+    want = balanced_choice(rng, count)
+    need = {0: int((want == 0).sum()), 1: int((want == 1).sum())}
+    got: dict[int, list[np.ndarray]] = {0: [], 1: []}
+    have = {0: 0, 1: 0}
+    for _ in range(max_rounds):
+        if have[0] >= need[0] and have[1] >= need[1]:
+            break
+        m = max(64, 2 * max(need[0] - have[0], need[1] - have[1], 1))
+        x, y = draw(m)
+        for cls in (0, 1):
+            if have[cls] < need[cls]:
+                sel = x[y == cls][: need[cls] - have[cls]]
+                got[cls].append(sel)
+                have[cls] += len(sel)
+    else:
+        raise TaskParameterError("could not balance labels by rejection; this class is too rare "
+                                 "at these parameters (use distribution='uniform')")
+    width = None
+    parts = [np.concatenate(got[c]) if got[c] else None for c in (0, 1)]
+    width = next(p.shape[1] for p in parts if p is not None)
+    tokens = np.empty((count, width), dtype=np.int64)
+    for cls in (0, 1):
+        if need[cls]:
+            tokens[want == cls] = parts[cls][: need[cls]]
+    return tokens, want

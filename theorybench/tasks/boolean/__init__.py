@@ -1,0 +1,1 @@
+"""Boolean functions of a bit string: all, any, majority, parity."""

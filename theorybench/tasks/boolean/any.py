@@ -1,0 +1,28 @@
+"""any: OR of x in {0,1}^n.
+
+Definition: any(x) = 0 iff x = 0^n.
+Default distribution ``balanced``: the mirror of ``all`` - half of the rows are 0^n, the
+other half have z ~ U{1..n} ones at random places. ``uniform``: x uniform on {0,1}^n.
+"""
+
+import numpy as np
+
+from ..registry import register
+from .all import All
+
+
+@register
+class Any(All):
+    name = "any"
+    order = 1
+    summary = "1 iff some bit of x in {0,1}^n is 1 (OR)"
+    constant_bit = 0
+
+    def function(self, x):
+        return np.any(x == 1, axis=1)
+
+    def oracle_row(self, bits):
+        for b in bits:
+            if b == 1:
+                return 1
+        return 0

@@ -1,0 +1,28 @@
+"""parity: XOR of x in {0,1}^n.
+
+Definition: parity(x) = sum(x) mod 2. Distribution ``uniform`` (labels balanced exactly).
+Parity is the canonical maximally sensitive function (every input has sensitivity n).
+Sources: Hahn (TACL 2020); Hahn & Rofin (ACL 2024); Furst, Saxe, Sipser (1984).
+"""
+
+from ..bits import N_PARAM, BitTask
+from ..registry import register
+
+
+@register
+class Parity(BitTask):
+    name = "parity"
+    kind = "boolean"
+    order = 3
+    summary = "sum of the bits of x in {0,1}^n mod 2 (XOR)"
+    params = (N_PARAM,)
+    distributions = ("uniform",)
+
+    def function(self, x):
+        return x.sum(axis=1) % 2
+
+    def oracle_row(self, bits):
+        acc = 0
+        for b in bits:
+            acc ^= b
+        return acc

@@ -1,0 +1,1 @@
+"""Dyck languages: well-nested brackets of k types, bounded depth or not."""

@@ -1,0 +1,1 @@
+"""Sparse Boolean functions of a hidden fixed set of k positions."""

@@ -1,0 +1,224 @@
+"""The framework every theory uses: predictions, rules, the Theory base class, the registry.
+
+A theory derives a prediction for a task family by running rules in the order of
+DESIGN.md - construction, lower bound, reduction, cited theorem. Each rule either fires
+(returns a :class:`Prediction`) or says why it does not apply (returns a
+:class:`RuleSkip`). ``Theory.predict`` returns the first prediction that fires, with the
+record of every rule tried; if none fires the verdict is Unknown and says why.
+No verdict is ever read from a table.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar
+
+from ..errors import TheoryError
+
+
+class Verdict(str, enum.Enum):
+    EASY = "easy"
+    HARD = "hard"
+    UNKNOWN = "unknown"
+
+
+class Basis(str, enum.Enum):
+    CONSTRUCTION = "construction"
+    LOWER_BOUND = "lower-bound"
+    REDUCTION = "reduction"
+    THEOREM = "theorem"
+    NONE = "none"
+
+
+class Status(str, enum.Enum):
+    PROVEN = "proven"
+    CONDITIONAL = "conditional"
+    CONJECTURED = "conjectured"
+    NONE = "none"
+
+
+#: The rule order of DESIGN.md; a theory's rules are sorted by it.
+RULE_ORDER = (Basis.CONSTRUCTION, Basis.LOWER_BOUND, Basis.REDUCTION, Basis.THEOREM)
+
+
+@dataclass
+class Prediction:
+    """One cell of the matrix: a theory's verdict on a task family, with its evidence.
+
+    ``evidence`` is JSON-serializable structured data (values by n, the construction and
+    the n it was verified up to, the theorem and its source); ``tried`` records every rule
+    run, in order, with its outcome.
+    """
+
+    theory: str
+    task: str
+    verdict: Verdict
+    basis: Basis
+    status: Status
+    evidence: dict[str, Any]
+    explanation: str
+    rule: str = ""
+    tried: list[dict[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"theory": self.theory, "task": self.task, "verdict": self.verdict.value,
+                "basis": self.basis.value, "status": self.status.value, "rule": self.rule,
+                "evidence": to_jsonable(self.evidence), "explanation": self.explanation,
+                "tried": self.tried}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Prediction":
+        return cls(theory=d["theory"], task=d["task"], verdict=Verdict(d["verdict"]),
+                   basis=Basis(d["basis"]), status=Status(d["status"]), evidence=d["evidence"],
+                   explanation=d["explanation"], rule=d.get("rule", ""), tried=d.get("tried", []))
+
+
+@dataclass
+class RuleSkip:
+    """A rule that did not fire, and why (kept in ``Prediction.tried``)."""
+
+    reason: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named rule of a theory: ``run(theory, family, context)`` -> Prediction | RuleSkip."""
+
+    name: str
+    basis: Basis
+    run: Callable[..., "Prediction | RuleSkip"]
+    doc: str = ""
+
+
+def rule(name: str, basis: Basis):
+    """Decorator for a Theory method that is a rule: ``@rule("verified circuit", Basis.CONSTRUCTION)``."""
+    def wrap(fn):
+        fn._rule = (name, basis)
+        return fn
+    return wrap
+
+
+@dataclass
+class Context:
+    """Options shared by all rules of one ``predict`` call."""
+
+    max_n: int = 12
+    seed: int = 0
+    time_limit_s: float = 20.0
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class Theory:
+    """Base class. Subclasses set ``name``, ``title``, ``assumptions``, ``sources`` and define
+    rule methods decorated with :func:`rule`. They may override ``columns`` when a theory
+    reports more than one variant (e.g. Star-free with and without positions)."""
+
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    assumptions: ClassVar[tuple[str, ...]] = ()
+    sources: ClassVar[tuple[str, ...]] = ()
+
+    def rules(self) -> list[Rule]:
+        found = []
+        for attr in dir(type(self)):
+            fn = getattr(type(self), attr)
+            meta = getattr(fn, "_rule", None)
+            if meta:
+                found.append(Rule(meta[0], meta[1], fn, (fn.__doc__ or "").strip()))
+        order = {b: i for i, b in enumerate(RULE_ORDER)}
+        # stable within a basis: by definition order in the class body
+        src_order = {name: i for i, name in enumerate(_definition_order(type(self)))}
+        found.sort(key=lambda r: (order[r.basis], src_order.get(r.run.__name__, 0)))
+        return found
+
+    def predict(self, family: str, context: Context | None = None) -> Prediction:
+        """Run the rules in order on ``family``; the first that fires is the prediction."""
+        ctx = context or Context()
+        tried: list[dict[str, str]] = []
+        skipped_evidence: dict[str, Any] = {}
+        for r in self.rules():
+            try:
+                out = r.run(self, family, ctx)
+            except Exception as exc:  # a rule that crashes is recorded, never hidden
+                if isinstance(exc, (KeyboardInterrupt, MemoryError)):
+                    raise
+                out = RuleSkip(f"rule failed: {type(exc).__name__}: {exc}")
+            if isinstance(out, Prediction):
+                tried.append({"rule": r.name, "basis": r.basis.value, "outcome": "fired"})
+                out.rule = out.rule or r.name
+                out.tried = tried
+                if skipped_evidence:
+                    out.evidence.setdefault("other_rules", skipped_evidence)
+                return out
+            tried.append({"rule": r.name, "basis": r.basis.value, "outcome": out.reason})
+            if out.evidence:
+                skipped_evidence[r.name] = out.evidence
+        reasons = "; ".join(f"{t['rule']}: {t['outcome']}" for t in tried) or "no rules"
+        return Prediction(self.name, family, Verdict.UNKNOWN, Basis.NONE, Status.NONE,
+                          evidence={"other_rules": skipped_evidence},
+                          explanation=f"no rule of {self.name} could derive a verdict ({reasons})",
+                          tried=tried)
+
+    def prediction(self, family: str, verdict: Verdict, basis: Basis, status: Status,
+                   evidence: dict[str, Any], explanation: str) -> Prediction:
+        """Convenience constructor used by rules."""
+        return Prediction(self.name, family, verdict, basis, status, evidence, explanation)
+
+
+def _definition_order(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        for name in vars(klass):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Evidence to plain JSON types (numpy scalars and arrays, enums, tuples, dataclasses)."""
+    import numpy as np
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if hasattr(obj, "to_dict"):
+        return to_jsonable(obj.to_dict())
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return str(obj)
+
+
+_THEORIES: dict[str, type[Theory]] = {}
+
+
+def register_theory(cls: type[Theory]) -> type[Theory]:
+    if not cls.name:
+        raise TypeError(f"{cls.__name__} has no name")
+    _THEORIES[cls.name] = cls
+    return cls
+
+
+def registered() -> dict[str, type[Theory]]:
+    return dict(_THEORIES)
+
+
+def check_json(evidence: dict[str, Any]) -> None:
+    """Raise if evidence does not serialize (used by tests)."""
+    json.dumps(to_jsonable(evidence))
+
+
+__all__ = ["Verdict", "Basis", "Status", "Prediction", "RuleSkip", "Rule", "rule", "Context",
+           "Theory", "register_theory", "registered", "to_jsonable", "TheoryError"]
