@@ -1,0 +1,104 @@
+"""Communication matrices: exact distinct-row counts against brute force and closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+
+from theorybench import tasks
+from theorybench.errors import EnumerationTooLarge, TaskParameterError
+from theorybench.tasks.base import DecisionFunction, product_space
+from theorybench.theories import communication as cm
+
+
+def brute_rows(df, k):
+    """Distinct rows by a dict of Python tuples (independent of the vectorized method)."""
+    X = product_space(df.choices, limit=1 << 20)
+    y = df.evaluate(X).astype(int)
+    if df.valid is not None:
+        y = np.where(df.valid(X), y, -1)
+    rows = {}
+    for x, v in zip(X.tolist(), y.tolist()):
+        rows.setdefault(tuple(x[:k]), []).append(v)
+    return len({tuple(r) for r in rows.values() if any(v != -1 for v in r)})
+
+
+def table_df(choices, table, valid=None):
+    """A DecisionFunction given by a lookup table over the product space."""
+    radices = [len(c) for c in choices]
+    lookups = [{t: i for i, t in enumerate(c)} for c in choices]
+
+    def index(x):
+        idx = np.zeros(len(x), dtype=np.int64)
+        for pos, lk in enumerate(lookups):
+            idx = idx * radices[pos] + np.vectorize(lk.get)(x[:, pos])
+        return idx
+
+    return DecisionFunction(task=None, name="table", choices=tuple(map(tuple, choices)),
+                            evaluate=lambda x: table[index(x)], sample=None,
+                            valid=None if valid is None else (lambda x: valid[index(x)]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_functions_match_brute_force(seed):
+    rng = np.random.default_rng(seed)
+    L = int(rng.integers(2, 6))
+    choices = [tuple(sorted(rng.choice(7, size=int(rng.integers(1, 4)), replace=False)))
+               for _ in range(L)]
+    size = math.prod(len(c) for c in choices)
+    table = rng.integers(0, 3, size=size)
+    valid = rng.random(size) < 0.8 if seed % 2 else None
+    df = table_df(choices, table, valid)
+    got = cm.distinct_rows_by_split(df, splits=range(0, L + 1))
+    want = {k: brute_rows(df, k) for k in range(0, L + 1)}
+    assert got == want
+
+
+@pytest.mark.parametrize("name,n", [("parity", 7), ("majority", 7), ("all", 6), ("any", 6)])
+def test_tasks_match_brute_force(name, n):
+    df = tasks.get(name, n=n).decision_view()[0]
+    assert cm.distinct_rows_by_split(df) == {k: brute_rows(df, k) for k in range(1, n)}
+
+
+def test_closed_forms():
+    # parity: two rows (prefix parity) at every split -> 1 bit
+    df = tasks.get("parity", n=16).decision_view()[0]
+    bits, table = cm.one_way_cc(df)
+    assert bits == 1 and set(table.values()) == {2}
+    # majority at n (odd), t = (n+1)/2 ones needed: prefix count c matters only through
+    # clip(c, t-(n-k)-1, t), so rows = min(k, t) - max(0, t-(n-k)-1) + 1
+    n = 15
+    t = (n + 1) // 2
+    df = tasks.get("majority", n=n).decision_view()[0]
+    bits, table = cm.one_way_cc(df)
+    assert table == {k: min(k, t) - max(0, t - (n - k) - 1) + 1 for k in range(1, n)}
+    assert bits == math.ceil(math.log2(t + 1))
+    assert cm.b0_bandwidth is cm.one_way_cc
+
+
+def test_majority_rows_are_prefix_counts():
+    # independent formula: prefix count c matters only through clip(c, lo, hi)
+    n = 11
+    df = tasks.get("majority", n=n).decision_view()[0]
+    table = cm.distinct_rows_by_split(df)
+    for k, rows in table.items():
+        s = n - k
+        # majority iff c + d > n/2 with d in 0..s: the row is determined by clip(c, t-s-1, t)
+        t = (n + 1) // 2
+        classes = {min(max(c, t - s - 1), t) for c in range(k + 1)}
+        assert rows == len(classes)
+
+
+def test_too_large_and_bad_split():
+    df = tasks.get("parity", n=20).decision_view()[0]
+    with pytest.raises(EnumerationTooLarge, match="smaller n"):
+        cm.distinct_rows_by_split(df, limit=1 << 10)
+    with pytest.raises(TaskParameterError):
+        cm.distinct_rows_by_split(tasks.get("parity", n=4).decision_view()[0], splits=[7])
+
+
+def test_explicit_matrix():
+    df = tasks.get("parity", n=4).decision_view()[0]
+    M = cm.communication_matrix(df, 2)
+    assert M.shape == (4, 4)
+    assert len({tuple(r) for r in M.tolist()}) == 2

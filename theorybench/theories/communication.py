@@ -1,0 +1,247 @@
+"""One-way communication matrices of decision functions, counted exactly and vectorized.
+
+For a :class:`~theorybench.tasks.base.DecisionFunction` ``df`` of fixed length ``L`` and a
+split ``k`` (1 <= k <= L-1), the communication matrix ``M_k`` has one row per prefix
+``x_1..x_k`` and one column per suffix ``x_(k+1)..x_L`` (each position ranging over
+``df.choices[i]``), with entry ``f(x)``. The number of distinct rows of ``M_k`` is the
+number of different messages a one-way protocol from the prefix holder to the suffix
+holder needs at that split, so ``ceil(log2 rows)`` is the exact minimal one-way message
+length in bits. This is also the minimal prefix bandwidth ``a`` of a BAPO with ``b = 0``
+(Schnabel et al., "Lost in transmission", NeurIPS 2025, arXiv 2505.08140, Definition 1
+with no attended tokens: the suffix oracle sees only f's ``a`` bits, the suffix and k), and
+the quantity behind the C-RASP communication bound (THEORY.md section 4).
+
+Method (exact, no hashing). Write ``f`` on the whole product space in lexicographic
+(mixed-radix) order, in chunks so memory stays bounded. Rows at split ``L`` are the values
+``f(x)`` themselves; a row at split ``k`` is the concatenation, over the token ``c`` at
+position ``k+1``, of the rows at split ``k+1`` of ``x_1..x_k c``. So the class (row id) of
+every prefix at split ``k`` is the dense rank of the tuple of class ids of its children,
+computed with ``np.unique(..., return_inverse=True)`` one child column at a time. All
+splits together cost about ``2 * |space|`` sorted elements: n = 24 binary inputs
+(2^24 rows) take a few seconds, most of it evaluating ``f``.
+
+Invalid inputs (``df.valid`` false) get the value "undefined", treated as one more
+output value; a prefix whose whole row is undefined (it has no valid completion) is not
+counted, since it never occurs. For a total function the count is exact; for a partial
+function it is the number of distinct rows of the partial matrix, which is an upper bound
+on the minimal message count (a protocol may merge rows that agree wherever both are
+defined - finding the fewest such merges is graph colouring and not attempted here).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+from ..errors import EnumerationTooLarge, TaskParameterError
+
+#: Default largest product space counted (2^24 = n 24 binary inputs).
+DEFAULT_LIMIT = 1 << 24
+#: Inputs evaluated per call to ``df.evaluate``.
+CHUNK = 1 << 18
+_UNDEF = -1
+
+
+def _radices(df) -> list[int]:
+    return [len(c) for c in df.choices]
+
+
+def space_size(df) -> int:
+    """Size of the natural input space of ``df`` (product of the choice counts)."""
+    return math.prod(_radices(df))
+
+
+def _check_limit(df, limit: int) -> int:
+    size = space_size(df)
+    if size > limit:
+        name = getattr(getattr(df, "task", None), "name", "this task")
+        raise EnumerationTooLarge(
+            f"the communication matrix of {name} ({getattr(df, 'name', '')}) needs all "
+            f"{size:,} inputs, more than the limit {limit:,}; use a smaller n, or pass a larger "
+            f"limit= if memory allows (about 40 bytes per input)")
+    return size
+
+
+def _digits_tokens(choices, start: int, stop: int) -> np.ndarray:
+    """Inputs number ``start..stop-1`` of the product of ``choices`` (lexicographic)."""
+    radices = [len(c) for c in choices]
+    width = max(radices, default=1)
+    table = np.zeros((len(radices), width), dtype=np.int64)
+    for i, c in enumerate(choices):
+        table[i, : len(c)] = c
+    idx = np.arange(start, stop, dtype=np.int64)
+    digits = np.empty((stop - start, len(radices)), dtype=np.int64)
+    for pos in range(len(radices) - 1, -1, -1):
+        digits[:, pos] = idx % radices[pos]
+        idx //= radices[pos]
+    return table[np.arange(len(radices))[None, :], digits]
+
+
+def iter_chunks(df, chunk: int = CHUNK):
+    """Yield (start, inputs) blocks covering the product space in lexicographic order.
+
+    The trailing positions whose product fits in ``chunk`` are enumerated once (the low
+    block); each block repeats it under a few values of the leading positions, so a block
+    costs two array copies instead of a mixed-radix division per position.
+    """
+    radices = _radices(df)
+    L = len(radices)
+    j0, low = L, 1
+    while j0 > 0 and low * radices[j0 - 1] <= chunk:
+        j0 -= 1
+        low *= radices[j0]
+    low_tokens = _digits_tokens(df.choices[j0:], 0, low)
+    high_total = math.prod(radices[:j0])
+    per = max(1, chunk // low)
+    for h in range(0, high_total, per):
+        g = min(per, high_total - h)
+        x = np.empty((g * low, L), dtype=np.int64)
+        if j0:
+            x[:, :j0] = np.repeat(_digits_tokens(df.choices[:j0], h, h + g), low, axis=0)
+        x[:, j0:] = np.tile(low_tokens, (g, 1))
+        yield h * low, x
+
+
+def evaluate_all(df, limit: int = DEFAULT_LIMIT, chunk: int = CHUNK) -> np.ndarray:
+    """``f`` on the whole product space in lexicographic order, int64; invalid -> -1.
+
+    Raises :class:`EnumerationTooLarge` beyond ``limit``.
+    """
+    size = _check_limit(df, limit)
+    out = np.empty(size, dtype=np.int64)
+    for start, x in iter_chunks(df, chunk):
+        stop = start + len(x)
+        vals = np.asarray(df.evaluate(x), dtype=np.int64).reshape(-1)
+        if vals.shape[0] != stop - start:
+            raise TaskParameterError(
+                f"evaluate of {getattr(df, 'name', 'the decision function')} returned "
+                f"{vals.shape[0]} values for {stop - start} inputs")
+        if np.any(vals < 0):
+            raise TaskParameterError("decision function values must be non-negative integers")
+        if df.valid is not None:
+            vals = np.where(np.asarray(df.valid(x), dtype=bool), vals, _UNDEF)
+        out[start:stop] = vals
+    return out
+
+
+def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ranks of non-negative int keys (equal keys, equal ranks) and their count."""
+    if len(keys) == 0:
+        return keys.astype(np.int64), 0
+    top = int(keys.max())
+    if top < 4 * len(keys) + 1024:  # counting sort: linear time
+        present = np.zeros(top + 1, dtype=bool)
+        present[keys] = True
+        rank = np.cumsum(present) - 1
+        return rank[keys].astype(np.int64), int(rank[-1]) + 1
+    uniq, inv = np.unique(keys, return_inverse=True)
+    return inv.reshape(-1).astype(np.int64), len(uniq)
+
+
+def class_ids_by_split(values: np.ndarray, radices: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For every split k = 0..L: (class id of each prefix, bool 'class is all-undefined').
+
+    ``values`` is f on the whole space in mixed-radix order (-1 = undefined). Entry k of
+    the result has ``prod(radices[:k])`` class ids; two prefixes share an id iff their
+    rows of the communication matrix at split k are equal.
+    """
+    L = len(radices)
+    ids, m = _dense(values - _UNDEF)  # shift so 'undefined' (-1) ranks first
+    undef = np.zeros(m, dtype=bool)
+    if np.any(values == _UNDEF):
+        undef[0] = True
+    out: list[tuple[np.ndarray, np.ndarray]] = [None] * (L + 1)  # type: ignore[list-item]
+    out[L] = (ids, undef)
+    for k in range(L - 1, -1, -1):
+        r = radices[k]
+        child = ids.reshape(-1, r)
+        key, count = _dense(child[:, 0])
+        c = 1
+        while c < r:  # fold as many child columns into one int64 key as fit in 62 bits
+            key = key.copy()
+            span = count
+            while c < r and span * m < (1 << 62):
+                key = key * m + child[:, c]
+                span *= m
+                c += 1
+            if span == count:  # one column does not fit: cannot happen for m < 2^31
+                raise EnumerationTooLarge("too many row classes to rank exactly")
+            key, count = _dense(key)
+        all_undef_prefix = np.all(undef[child], axis=1)
+        new_undef = np.zeros(count, dtype=bool)
+        new_undef[key] = all_undef_prefix
+        ids, m, undef = key, count, new_undef
+        out[k] = (ids, undef)
+    return out
+
+
+def _splits(L: int, splits: Iterable[int] | None) -> list[int]:
+    if splits is None:
+        return list(range(1, L))
+    ks = sorted(set(int(k) for k in splits))
+    bad = [k for k in ks if k < 0 or k > L]
+    if bad:
+        raise TaskParameterError(f"splits {bad} are outside 0..{L} for an input of length {L}")
+    return ks
+
+
+def distinct_rows_by_split(df, splits: Iterable[int] | None = None,
+                           limit: int = DEFAULT_LIMIT) -> dict[int, int]:
+    """Exact number of distinct (not all-undefined) rows of the communication matrix, by split.
+
+    ``splits`` defaults to 1..L-1 (prefix and suffix both non-empty). The first k
+    positions form the prefix. Raises :class:`EnumerationTooLarge` if the input space is
+    larger than ``limit``.
+    """
+    radices = _radices(df)
+    ks = _splits(len(radices), splits)
+    values = evaluate_all(df, limit)
+    return distinct_rows_from_values(values, radices, ks)
+
+
+def distinct_rows_from_values(values: np.ndarray, radices: list[int],
+                              splits: Iterable[int] | None = None) -> dict[int, int]:
+    """As :func:`distinct_rows_by_split`, from precomputed values (mixed-radix order)."""
+    ks = _splits(len(radices), splits)
+    table = class_ids_by_split(np.asarray(values, dtype=np.int64), list(radices))
+    return {k: int((~table[k][1]).sum()) for k in ks}
+
+
+def bits(rows: int) -> int:
+    """ceil(log2 rows): bits needed to name one of ``rows`` messages (0 for rows <= 1)."""
+    return 0 if rows <= 1 else int(math.ceil(math.log2(rows)))
+
+
+def one_way_cc(df, splits: Iterable[int] | None = None,
+               limit: int = DEFAULT_LIMIT) -> tuple[int, dict[int, int]]:
+    """(max over splits of ceil(log2 distinct rows), {split k: distinct rows}).
+
+    The first value is the exact deterministic one-way (prefix -> suffix) communication
+    complexity of ``df`` over the given splits, which equals the minimal ``a`` of a
+    ``(a, 0)``-BAPO (see the module docstring).
+    """
+    table = distinct_rows_by_split(df, splits, limit)
+    best = max((bits(r) for r in table.values()), default=0)
+    return best, table
+
+
+#: The minimal prefix-oracle bandwidth of a BAPO with b = 0 is the one-way complexity.
+b0_bandwidth = one_way_cc
+
+
+def communication_matrix(df, k: int, limit: int = 1 << 16) -> np.ndarray:
+    """The explicit matrix at split k (rows: prefixes, columns: suffixes; -1 undefined).
+
+    For inspection and small cases only (``limit`` bounds the space).
+    """
+    radices = _radices(df)
+    (k,) = _splits(len(radices), [k])
+    values = evaluate_all(df, limit)
+    return values.reshape(math.prod(radices[:k]), math.prod(radices[k:]))
+
+
+__all__ = ["distinct_rows_by_split", "distinct_rows_from_values", "one_way_cc", "b0_bandwidth",
+           "communication_matrix", "evaluate_all", "class_ids_by_split", "bits", "space_size",
+           "DEFAULT_LIMIT"]
