@@ -1,0 +1,68 @@
+"""`theorybench report` and `theorybench verify`."""
+
+from __future__ import annotations
+
+import sys
+
+from ..matrix import verify as verify_mod
+from ..matrix.empirical import Thresholds
+
+DEFAULT_DB = "theorybench-results.sqlite"
+DEFAULT_OUT = "theorybench-report"
+
+
+def _thresholds(p) -> None:
+    p.add_argument("--target-accuracy", type=float, default=Thresholds.target_accuracy,
+                   help="in-distribution accuracy that counts as learned (default %(default)s)")
+    p.add_argument("--length-accuracy", type=float, default=Thresholds.length_accuracy,
+                   help="accuracy needed in every length bin (default %(default)s)")
+    p.add_argument("--min-seeds", type=int, default=Thresholds.min_seeds,
+                   help="finished runs needed per point (default %(default)s)")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="write the theory-versus-practice report from a store")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--predictions", help="predictions JSON from `theorybench predict --format "
+                   "json` (default: derive them now)")
+    p.add_argument("--max-n", type=int, default=12, help="largest n for exact methods when "
+                   "deriving predictions (default 12)")
+    _thresholds(p)
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("verify", help="the main job: predictions, experiments, report")
+    p.add_argument("--profile", default="smoke", help="experiment profile: smoke, quick, paper")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
+    p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    p.add_argument("--max-n", type=int, default=12, help="largest n for exact methods (default 12)")
+    _thresholds(p)
+    p.set_defaults(func=cmd_verify)
+
+
+def _make_thresholds(args) -> Thresholds:
+    from ..errors import ConfigError
+    for name in ("target_accuracy", "length_accuracy"):
+        v = getattr(args, name)
+        if not 0 < v <= 1:
+            raise ConfigError(f"--{name.replace('_', '-')} {v} must be in (0, 1]")
+    if args.min_seeds < 1:
+        raise ConfigError(f"--min-seeds {args.min_seeds} must be at least 1")
+    return Thresholds(args.target_accuracy, args.length_accuracy, args.min_seeds)
+
+
+def cmd_report(args) -> int:
+    th = _make_thresholds(args)
+    if args.predictions:
+        preds = verify_mod.load_predictions(args.predictions)
+    else:
+        preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
+    files = verify_mod.report(args.out, args.db, preds, th)
+    print(f"report written to {files['index.html']}")
+    return 0
+
+
+def cmd_verify(args) -> int:
+    files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,
+                              progress=sys.stderr.isatty(), thresholds=_make_thresholds(args))
+    return 0 if files else 1

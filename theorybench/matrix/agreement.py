@@ -1,0 +1,148 @@
+"""Agreement of each theory's predictions with each empirical line.
+
+For a theory T and a line L, the compared cells are the tasks where T's verdict is Easy or
+Hard and L's verdict is Easy or Hard; Unknown predictions and insufficient empirical cells
+are excluded and counted. Reported: accuracy, precision of T's Easy predictions (of the
+tasks T calls Easy, the fraction observed Easy) and of its Hard predictions, the
+disagreements with a likely cause drawn from T's modelling assumptions, and the theory
+that agrees best on each line. Nothing here is asserted: every figure is computed from the
+predictions and the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Mapping
+
+from .empirical import EASY, HARD, EmpiricalCell
+
+
+@dataclass
+class Disagreement:
+    task: str
+    predicted: str
+    observed: str
+    cause: str
+
+
+@dataclass
+class AgreementRow:
+    theory: str
+    line: str
+    compared: int
+    agree: int
+    accuracy: float | None
+    easy_predicted: int
+    easy_correct: int
+    precision_easy: float | None
+    hard_predicted: int
+    hard_correct: int
+    precision_hard: float | None
+    excluded_unknown: int
+    excluded_insufficient: int
+    missing_empirical: int
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def likely_cause(predicted: str, observed: str, assumptions: Iterable[str]) -> str:
+    """Why a theory and an experiment may part ways, from the theory's stated assumptions.
+
+    Hard predicted but learned: the theory's model is weaker than a trained softmax
+    transformer in one of its assumptions (hard attention cannot average or count,
+    uniform averaging cannot retrieve by content, bounded bandwidth ignores attention's
+    direct access), or the experiment's n is too small for the asymptotic bound to bite.
+    Easy predicted but not learned: the theory shows expressibility (an upper bound on
+    difficulty) and ignores optimization, sample size and length generalization.
+    """
+    text = "; ".join(assumptions) or "no stated assumptions"
+    if predicted == HARD and observed == EASY:
+        return ("predicted Hard but learned: the theory's model may be weaker than trained "
+                f"softmax attention in an assumption ({text}), or the tested n are too small "
+                "for an asymptotic lower bound to show")
+    return ("predicted Easy but not learned: expressibility is an upper bound on difficulty "
+            f"that ignores optimization, data and length (assumptions: {text})")
+
+
+def agreement(predictions: Iterable[Mapping[str, Any]],
+              empirical: Mapping[str, Mapping[str, EmpiricalCell]],
+              assumptions: Mapping[str, Iterable[str]] | None = None) -> list[AgreementRow]:
+    """One row per (theory, line). ``predictions`` are Prediction.to_dict()-style mappings."""
+    assumptions = assumptions or {}
+    by_theory: dict[str, dict[str, str]] = {}
+    for p in predictions:
+        by_theory.setdefault(p["theory"], {})[p["task"]] = p["verdict"]
+    rows = []
+    for theory, verdicts in by_theory.items():
+        for line, cells in empirical.items():
+            row = AgreementRow(theory, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0)
+            for task, predicted in sorted(verdicts.items()):
+                cell = cells.get(task)
+                if cell is None:
+                    row.missing_empirical += 1
+                    continue
+                if predicted not in (EASY, HARD):
+                    row.excluded_unknown += 1
+                    continue
+                if cell.verdict not in (EASY, HARD):
+                    row.excluded_insufficient += 1
+                    continue
+                row.compared += 1
+                hit = predicted == cell.verdict
+                row.agree += hit
+                if predicted == EASY:
+                    row.easy_predicted += 1
+                    row.easy_correct += hit
+                else:
+                    row.hard_predicted += 1
+                    row.hard_correct += hit
+                if not hit:
+                    row.disagreements.append(Disagreement(
+                        task, predicted, cell.verdict,
+                        likely_cause(predicted, cell.verdict, assumptions.get(theory, ()))))
+            row.accuracy = _ratio(row.agree, row.compared)
+            row.precision_easy = _ratio(row.easy_correct, row.easy_predicted)
+            row.precision_hard = _ratio(row.hard_correct, row.hard_predicted)
+            rows.append(row)
+    return rows
+
+
+def best_theory(rows: Iterable[AgreementRow]) -> dict[str, dict[str, Any]]:
+    """line -> the theory with the highest accuracy (ties: more compared cells, then name)."""
+    best: dict[str, AgreementRow] = {}
+    for r in rows:
+        if r.accuracy is None:
+            continue
+        cur = best.get(r.line)
+        key = (r.accuracy, r.compared, _neg(r.theory))
+        if cur is None or key > (cur.accuracy, cur.compared, _neg(cur.theory)):
+            best[r.line] = r
+    return {line: {"theory": r.theory, "accuracy": r.accuracy, "compared": r.compared}
+            for line, r in best.items()}
+
+
+def _neg(name: str) -> tuple[int, ...]:
+    return tuple(-ord(c) for c in name)
+
+
+def hard_vs_easy_precision(rows: Iterable[AgreementRow]) -> dict[str, Any]:
+    """Pooled precision of all Hard and of all Easy predictions per line (the study's claim
+    that Hard predictions are the more reliable ones, computed rather than asserted)."""
+    out: dict[str, Any] = {}
+    for r in rows:
+        d = out.setdefault(r.line, {"easy_predicted": 0, "easy_correct": 0,
+                                    "hard_predicted": 0, "hard_correct": 0})
+        for k in ("easy_predicted", "easy_correct", "hard_predicted", "hard_correct"):
+            d[k] += getattr(r, k)
+    for d in out.values():
+        d["precision_easy"] = _ratio(d["easy_correct"], d["easy_predicted"])
+        d["precision_hard"] = _ratio(d["hard_correct"], d["hard_predicted"])
+        pe, ph = d["precision_easy"], d["precision_hard"]
+        d["hard_more_reliable"] = None if pe is None or ph is None else ph > pe
+    return out

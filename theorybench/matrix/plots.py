@@ -1,0 +1,154 @@
+"""Plots of the report (matplotlib, Agg backend; PNG files).
+
+Each function writes one figure and returns its path. When there is nothing to draw, the
+figure says what is missing and which command produces it - never an empty axis.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .empirical import EmpiricalCell  # noqa: E402
+
+COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insufficient": "#ffffff",
+           None: "#ffffff"}
+
+
+def _placeholder(path: Path, title: str, message: str) -> Path:
+    fig, ax = plt.subplots(figsize=(7, 2.5))
+    ax.set_axis_off()
+    ax.set_title(title)
+    ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequence[str],
+            tasks: Sequence[str], empirical: Mapping[str, Mapping[str, EmpiricalCell]],
+            reference_line: str | None) -> Path:
+    """Tasks x (theories + empirical lines), coloured by verdict; theory cells carry a tick
+    or a cross for agreement with ``reference_line`` where both are decided."""
+    if not tasks:
+        return _placeholder(path, "Prediction matrix", "no tasks to show")
+    pred = {(p["theory"], p["task"]): p["verdict"] for p in predictions}
+    lines = list(empirical)
+    cols = list(theories) + lines
+    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(cols), 0.8 + 0.38 * len(tasks)))
+    for i, task in enumerate(tasks):
+        ref = empirical.get(reference_line, {}).get(task) if reference_line else None
+        for j, col in enumerate(cols):
+            if j < len(theories):
+                v = pred.get((col, task))
+                text = {"easy": "E", "hard": "H", "unknown": "?"}.get(v, "")
+                if ref is not None and v in ("easy", "hard") and ref.verdict in ("easy", "hard"):
+                    text += " ✓" if v == ref.verdict else " ✗"
+            else:
+                c = empirical[col].get(task)
+                v = c.verdict if c else None
+                text = {"easy": "E", "hard": "H", "insufficient": "-"}.get(v, "n/a")
+            ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=COLOURS.get(v, "#ffffff"),
+                                       edgecolor="#757575", linewidth=0.5))
+            ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", fontsize=8)
+    ax.set_xlim(0, len(cols))
+    ax.set_ylim(len(tasks), 0)
+    ax.set_xticks(np.arange(len(cols)) + 0.5, cols, rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(np.arange(len(tasks)) + 0.5, tasks, fontsize=8)
+    if lines:
+        ax.axvline(len(theories), color="black", linewidth=1.5)
+    ref_txt = f"; ✓/✗ = agrees with {reference_line}" if reference_line else ""
+    ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown{ref_txt})",
+                 fontsize=9)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell], target: float) -> Path:
+    cells = {t: c for t, c in cells.items() if c.by_n}
+    if not cells:
+        return _placeholder(path, "In-distribution accuracy versus n",
+                            "no in-distribution runs in the store:\n"
+                            "run `theorybench run in-distribution --profile smoke`")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for task, c in cells.items():
+        ns = sorted(c.by_n)
+        mean = [c.by_n[n].mean for n in ns]
+        lo = [c.by_n[n].best - c.by_n[n].spread for n in ns]
+        hi = [c.by_n[n].best for n in ns]
+        ax.plot(ns, mean, marker="o", label=task)
+        ax.fill_between(ns, lo, hi, alpha=0.15)
+    ax.axhline(target, color="black", linestyle="--", linewidth=0.8, label=f"target {target:g}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("n (input length)")
+    ax.set_ylabel("test accuracy (mean over seeds; band: min to best)")
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("In-distribution accuracy versus n")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], threshold: float) -> Path:
+    cells = {t: c for t, c in cells.items() if c.by_config}
+    if not cells:
+        return _placeholder(path, "Length generalization",
+                            "no length-generalization runs in the store:\n"
+                            "run `theorybench run length-generalization --profile smoke`")
+    k = len(cells)
+    cols = min(3, k)
+    rows = (k + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    for ax, (task, c) in zip(axes.flat, cells.items()):
+        for config, bins in c.by_config.items():
+            labels = list(bins)
+            ax.plot(range(len(labels)), [bins[b].mean for b in labels], marker="o", label=config)
+            ax.set_xticks(range(len(labels)), labels, fontsize=7)
+        ax.axhline(threshold, color="black", linestyle="--", linewidth=0.8)
+        ax.set_ylim(0, 1.02)
+        ax.set_title(f"{task} ({c.verdict})", fontsize=9)
+        ax.set_xlabel("length bin", fontsize=8)
+        ax.set_ylabel("accuracy", fontsize=8)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[k:]:
+        ax.set_axis_off()
+    fig.suptitle("Length generalization by bin, per size/encoding (trained on lengths <= 32)",
+                 fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
+    cells = {t: c for t, c in cells.items() if c.sample_complexity}
+    if not cells:
+        return _placeholder(path, "Sample complexity versus n",
+                            "no fixed-training-set runs in the store: sample complexity needs "
+                            "runs with train sizes\n(the quick and paper profiles have them)")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for task, c in cells.items():
+        ns = sorted(c.sample_complexity)
+        reached = [(n, c.sample_complexity[n]) for n in ns if c.sample_complexity[n] is not None]
+        missed = [n for n in ns if c.sample_complexity[n] is None]
+        line, = ax.plot([n for n, _ in reached], [s for _, s in reached], marker="o", label=task)
+        if missed:
+            top = max([s for _, s in reached], default=1) * 2
+            ax.scatter(missed, [top] * len(missed), marker="x", color=line.get_color())
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("n (input length)")
+    ax.set_ylabel("smallest training set reaching the target (x: none did)")
+    ax.legend(fontsize=7, ncol=2)
+    ax.set_title("Sample complexity versus n")
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path

@@ -1,0 +1,222 @@
+"""The report: tables (Markdown, CSV, JSON, LaTeX), plots and one self-contained HTML page.
+
+``build_report`` computes everything from predictions (``theorybench predict``) and the
+run records of a results store; ``write_report`` writes it to a folder. Missing data is
+reported with the command that produces it, never silently.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from . import plots
+from .agreement import AgreementRow, agreement, best_theory, hard_vs_easy_precision
+from .empirical import EmpiricalCell, Thresholds, empirical_cells
+from .tables import LEGEND, Table, agreement_table, empirical_table, prediction_table
+
+FORMATS = {"md": "md", "csv": "csv", "json": "json", "latex": "tex"}
+
+
+@dataclass
+class TheoryInfo:
+    name: str
+    title: str
+    assumptions: tuple[str, ...]
+    sources: tuple[str, ...]
+    summary: str
+
+
+@dataclass
+class Report:
+    predictions: list[dict[str, Any]]
+    empirical: dict[str, dict[str, EmpiricalCell]]
+    rows: list[AgreementRow]
+    tables: dict[str, Table]
+    theories: list[TheoryInfo]
+    tasks: list[str]
+    thresholds: Thresholds
+    missing: list[str] = field(default_factory=list)
+    best: dict[str, Any] = field(default_factory=dict)
+    pooled: dict[str, Any] = field(default_factory=dict)
+
+
+def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
+    from ..theories.registry import theories
+
+    reg = theories()
+    out = []
+    for name in names:
+        cls = reg.get(name)
+        if cls is None:
+            out.append(TheoryInfo(name, name, (), (), ""))
+            continue
+        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        out.append(TheoryInfo(name, cls.title or name, tuple(cls.assumptions),
+                              tuple(cls.sources), doc))
+    return out
+
+
+def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any],
+                 thresholds: Thresholds = Thresholds(), store_name: str = "the store") -> Report:
+    preds = [dict(p) for p in predictions]
+    records = list(records)
+    theory_names = list(dict.fromkeys(p["theory"] for p in preds))
+    from ..tasks import families
+
+    known = list(families())
+    seen = {p["task"] for p in preds} | {_task_of(r) for r in records}
+    task_names = [t for t in known if t in seen] + sorted(seen - set(known))
+    infos = theory_infos(theory_names)
+    emp = empirical_cells(records, thresholds)
+    rows = agreement(preds, emp, {i.name: i.assumptions for i in infos})
+    missing = _missing(preds, records, emp, task_names, store_name)
+    tables = {"predictions": prediction_table(preds, theory_names, task_names),
+              "empirical": empirical_table(emp, task_names),
+              "agreement": agreement_table(rows)}
+    return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
+                  best_theory(rows), hard_vs_easy_precision(rows))
+
+
+def _task_of(record: Any) -> str:
+    return record.spec.get("task", "?")
+
+
+def _missing(preds, records, emp, tasks, store_name) -> list[str]:
+    notes = []
+    if not preds:
+        notes.append("no predictions: run `theorybench predict --format json > predictions.json` "
+                     "and pass --predictions, or let `theorybench verify` derive them")
+    if not records:
+        notes.append(f"{store_name} has no runs: run `theorybench verify --profile smoke` (or "
+                     "`theorybench run in-distribution --profile smoke` and "
+                     "`theorybench run length-generalization --profile smoke`)")
+        return notes
+    failed = [r for r in records if r.status == "failed"]
+    if failed:
+        notes.append(f"{len(failed)} run(s) failed; see `theorybench runs` and rerun them with "
+                     "--retry-failed")
+    unfinished = [r for r in records if r.status in ("queued", "running")]
+    if unfinished:
+        notes.append(f"{len(unfinished)} run(s) are not finished (queued or running); rerun "
+                     "the sweep to complete them")
+    for line, cmd in (("in_distribution", "in-distribution"),
+                      ("length_generalization", "length-generalization")):
+        if line not in emp:
+            notes.append(f"no finished {line} runs: run `theorybench run {cmd} --profile smoke`")
+            continue
+        without = [t for t in tasks if t not in emp[line]]
+        if without and preds:
+            notes.append(f"{line}: no runs for {', '.join(without)} (predictions only); run "
+                         f"`theorybench run {cmd} --tasks {','.join(without)}`")
+    return notes
+
+
+def _img(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
+
+
+def write_report(out: str | Path, report: Report) -> dict[str, Path]:
+    """Write every table in every format, the plots and ``index.html``; return the paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, Path] = {}
+    for name, table in report.tables.items():
+        for fmt, ext in FORMATS.items():
+            p = out / f"{name}.{ext}"
+            p.write_text(table.render(fmt) + "\n")
+            files[f"{name}.{ext}"] = p
+    emp = report.empirical
+    ind = emp.get("in_distribution", {})
+    ref = "in_distribution" if "in_distribution" in emp else next(iter(emp), None)
+    theory_names = [i.name for i in report.theories]
+    files["heatmap.png"] = plots.heatmap(out / "heatmap.png", report.predictions, theory_names,
+                                         report.tasks, emp, ref)
+    files["accuracy_vs_n.png"] = plots.accuracy_vs_n(out / "accuracy_vs_n.png", ind,
+                                                     report.thresholds.target_accuracy)
+    files["length_generalization.png"] = plots.length_generalization(
+        out / "length_generalization.png", emp.get("length_generalization", {}),
+        report.thresholds.length_accuracy)
+    files["sample_complexity.png"] = plots.sample_complexity(out / "sample_complexity.png", ind)
+    summary = {"best_theory_by_line": report.best, "pooled_precision": report.pooled,
+               "thresholds": report.thresholds.describe(), "missing": report.missing,
+               "empirical": {line: {t: c.to_dict() for t, c in cells.items()}
+                             for line, cells in emp.items()},
+               "predictions": report.predictions}
+    files["summary.json"] = out / "summary.json"
+    files["summary.json"].write_text(json.dumps(summary, indent=2, default=str))
+    files["index.html"] = out / "index.html"
+    files["index.html"].write_text(_html(report, files))
+    return files
+
+
+def _table_html(t: Table) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>"
+                   for r in t.rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _links(name: str) -> str:
+    return " ".join(f'<a href="{name}.{ext}">{fmt}</a>' for fmt, ext in FORMATS.items())
+
+
+def _html(r: Report, files: Mapping[str, Path]) -> str:
+    esc = html.escape
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>theorybench report</title>",
+             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;font-size:13px;margin:1em 0}"
+             "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}"
+             "img{max-width:100%;margin:1em 0}.missing{background:#fff3cd;padding:.5em 1em}"
+             "</style></head><body><h1>theorybench: theory versus practice</h1>"]
+    if r.missing:
+        parts.append("<div class='missing'><b>What is missing</b><ul>"
+                     + "".join(f"<li>{esc(m)}</li>" for m in r.missing) + "</ul></div>")
+    parts.append("<h2>The matrix</h2><p>Each theory derives its verdicts by running an "
+                 "executable model (construction, lower bound, reduction or cited theorem); "
+                 "the empirical columns come from transformers trained from scratch. "
+                 f"{esc(LEGEND)}</p>")
+    parts.append(_img(files["heatmap.png"]))
+    parts.append(f"<h3>Predictions</h3><p>Download: {_links('predictions')}</p>")
+    parts.append(_table_html(r.tables["predictions"]))
+    parts.append(f"<h3>Empirical verdicts</h3><p>Thresholds: {esc(r.thresholds.describe())}. "
+                 f"Download: {_links('empirical')}</p>")
+    parts.append(_table_html(r.tables["empirical"]))
+    parts.append(f"<h3>Agreement</h3><p>Precision of Easy = of the tasks a theory calls "
+                 f"Easy, the fraction observed Easy; likewise for Hard. Unknown predictions "
+                 f"and cells with too few runs are excluded and counted. Download: "
+                 f"{_links('agreement')}</p>")
+    parts.append(_table_html(r.tables["agreement"]))
+    if r.best:
+        parts.append("<p>Best-agreeing theory per line: " + "; ".join(
+            f"{esc(line)}: <b>{esc(b['theory'])}</b> ({b['accuracy']:.2f} over {b['compared']} tasks)"
+            for line, b in r.best.items()) + "</p>")
+    for line, d in r.pooled.items():
+        pe, ph = d["precision_easy"], d["precision_hard"]
+        fmt = lambda x: "n/a" if x is None else f"{x:.2f}"
+        parts.append(f"<p>{esc(line)}: pooled precision of Hard predictions {fmt(ph)} "
+                     f"({d['hard_correct']}/{d['hard_predicted']}) versus Easy {fmt(pe)} "
+                     f"({d['easy_correct']}/{d['easy_predicted']}).</p>")
+    dis = [(row, d) for row in r.rows for d in row.disagreements]
+    if dis:
+        parts.append("<h3>Disagreements</h3><ul>" + "".join(
+            f"<li><b>{esc(row.theory)}</b> on {esc(d.task)} ({esc(row.line)}): {esc(d.cause)}</li>"
+            for row, d in dis) + "</ul>")
+    parts.append("<h2>Experiments</h2>")
+    for key in ("accuracy_vs_n.png", "length_generalization.png", "sample_complexity.png"):
+        parts.append(_img(files[key]))
+    parts.append("<h2>The theories</h2>")
+    for t in r.theories:
+        parts.append(f"<h3>{esc(t.title)} <small>({esc(t.name)})</small></h3><p>{esc(t.summary)}</p>")
+        if t.assumptions:
+            parts.append("<p>Assumptions: " + esc("; ".join(t.assumptions)) + "</p>")
+        if t.sources:
+            parts.append("<p>Sources: " + esc("; ".join(t.sources)) + "</p>")
+    parts.append('<p>Machine-readable summary: <a href="summary.json">summary.json</a></p>')
+    parts.append("</body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,127 @@
+"""Tables of the report: prediction matrix, empirical matrix, agreement - in Markdown, CSV,
+JSON and LaTeX. A :class:`Table` is a header and rows of strings; the builders decide the
+content, the writers only the format."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from .agreement import AgreementRow
+from .empirical import EmpiricalCell
+
+MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-"}
+BASIS_MARK = {"construction": "c", "lower-bound": "lb", "reduction": "r", "theorem": "t",
+              "none": ""}
+STATUS_MARK = {"proven": "", "conditional": "*", "conjectured": "~", "none": ""}
+
+LEGEND = ("E = Easy, H = Hard, ? = Unknown, - = too few runs. Basis: c = construction, "
+          "lb = lower bound, r = reduction, t = cited theorem. Status: * = conditional, "
+          "~ = conjectured, no mark = proven.")
+
+
+@dataclass
+class Table:
+    title: str
+    header: list[str]
+    rows: list[list[str]]
+    records: list[dict[str, Any]]  # the same content as structured data, for JSON
+
+    def markdown(self) -> str:
+        out = [f"| {' | '.join(self.header)} |", f"|{'|'.join('---' for _ in self.header)}|"]
+        out += [f"| {' | '.join(r)} |" for r in self.rows]
+        return "\n".join(out)
+
+    def csv(self) -> str:
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(self.header)
+        w.writerows(self.rows)
+        return buf.getvalue()
+
+    def json(self) -> str:
+        return json.dumps(self.records, indent=2, default=str)
+
+    def latex(self) -> str:
+        esc = lambda s: (s.replace("\\", r"\textbackslash{}").replace("&", r"\&")
+                         .replace("%", r"\%").replace("_", r"\_").replace("#", r"\#")
+                         .replace("~", r"\textasciitilde{}").replace("*", r"$^*$"))
+        lines = [r"\begin{tabular}{" + "l" * len(self.header) + "}", r"\hline",
+                 " & ".join(esc(h) for h in self.header) + r" \\", r"\hline"]
+        lines += [" & ".join(esc(c) for c in r) + r" \\" for r in self.rows]
+        lines += [r"\hline", r"\end{tabular}"]
+        return "\n".join(lines)
+
+    def render(self, fmt: str) -> str:
+        return {"md": self.markdown, "csv": self.csv, "json": self.json,
+                "latex": self.latex}[fmt]()
+
+
+def prediction_cell(p: Mapping[str, Any]) -> str:
+    mark = MARK.get(p["verdict"], "?")
+    if p["verdict"] == "unknown":
+        return mark
+    return f"{mark} ({BASIS_MARK.get(p['basis'], p['basis'])}){STATUS_MARK.get(p['status'], '')}"
+
+
+def prediction_table(predictions: Sequence[Mapping[str, Any]], theories: Sequence[str],
+                     tasks: Sequence[str]) -> Table:
+    cell = {(p["theory"], p["task"]): p for p in predictions}
+    rows, records = [], []
+    for task in tasks:
+        row = [task]
+        for th in theories:
+            p = cell.get((th, task))
+            row.append(prediction_cell(p) if p else "")
+        rows.append(row)
+    for p in predictions:
+        records.append({k: p[k] for k in ("theory", "task", "verdict", "basis", "status")})
+    return Table("Predictions", ["task", *theories], rows, records)
+
+
+def empirical_table(empirical: Mapping[str, Mapping[str, EmpiricalCell]],
+                    tasks: Sequence[str]) -> Table:
+    lines = list(empirical)
+    rows, records = [], []
+    for task in tasks:
+        row = [task]
+        for line in lines:
+            c = empirical[line].get(task)
+            row.append(_empirical_cell_text(c))
+            if c is not None:
+                records.append({"task": task, "line": line, "verdict": c.verdict, "note": c.note})
+        rows.append(row)
+    return Table("Empirical verdicts", ["task", *lines], rows, records)
+
+
+def _empirical_cell_text(c: EmpiricalCell | None) -> str:
+    if c is None:
+        return "no runs"
+    mark = MARK[c.verdict]
+    if c.line == "length_generalization":
+        return f"{mark} (best {c.best_config})" if c.best_config else mark
+    if c.by_n:
+        accs = ", ".join(f"{n}:{a.mean:.2f}" for n, a in sorted(c.by_n.items()))
+        return f"{mark} [{accs}]"
+    return mark
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def agreement_table(rows: Iterable[AgreementRow]) -> Table:
+    header = ["theory", "line", "compared", "accuracy", "precision Easy", "precision Hard",
+              "unknown excl.", "insufficient excl.", "disagreements"]
+    out, records = [], []
+    for r in rows:
+        out.append([r.theory, r.line, str(r.compared), _pct(r.accuracy),
+                    f"{_pct(r.precision_easy)} ({r.easy_correct}/{r.easy_predicted})",
+                    f"{_pct(r.precision_hard)} ({r.hard_correct}/{r.hard_predicted})",
+                    str(r.excluded_unknown), str(r.excluded_insufficient),
+                    ", ".join(d.task for d in r.disagreements) or "-"])
+        records.append(r.to_dict())
+    return Table("Agreement", header, out, records)
