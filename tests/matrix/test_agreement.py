@@ -1,0 +1,65 @@
+import pytest
+
+from theorybench.matrix.agreement import agreement, best_theory, hard_vs_easy_precision
+from theorybench.matrix.empirical import (EASY, HARD, INSUFFICIENT, Thresholds,
+                                          empirical_cells, in_distribution_cells,
+                                          length_generalization_cells)
+
+from .conftest import PREDICTIONS, ind
+
+
+def test_in_distribution_verdicts(records):
+    cells = in_distribution_cells(records)
+    assert cells["majority"].verdict == EASY
+    assert cells["majority"].by_n[8].mean == pytest.approx(0.98)
+    assert cells["majority"].by_n[8].spread == pytest.approx(0.02)
+    assert cells["parity"].verdict == HARD
+    assert "16" in cells["parity"].note
+    # fixed-size runs only: the largest set decides, sample complexity is the smallest reaching
+    assert cells["index"].verdict == EASY
+    assert cells["index"].sample_complexity == {8: 256}
+    assert "any" not in cells  # only a failed run
+
+
+def test_min_seeds_makes_cells_insufficient(records):
+    cells = in_distribution_cells(records, Thresholds(min_seeds=2))
+    assert cells["majority"].verdict == EASY
+    assert cells["index"].verdict == INSUFFICIENT
+    assert "run more seeds" in cells["index"].note
+
+
+def test_aggregate_best_versus_mean():
+    recs = [ind("parity", 8, 0.99, 0), ind("parity", 8, 0.5, 1)]
+    assert in_distribution_cells(recs)["parity"].verdict == HARD
+    assert in_distribution_cells(recs, Thresholds(aggregate="best"))["parity"].verdict == EASY
+
+
+def test_length_generalization_best_configuration(records):
+    cells = length_generalization_cells(records)
+    assert cells["majority"].verdict == EASY
+    assert cells["majority"].best_config == "small/nope"
+    assert cells["majority"].config_verdicts == {"small/nope": EASY, "small/rope": HARD}
+    assert cells["parity"].verdict == HARD
+
+
+def test_agreement_statistics_known_answers(records):
+    emp = empirical_cells(records)
+    rows = {(r.theory, r.line): r for r in agreement(PREDICTIONS, emp, {"B": ["hard attention"]})}
+    a = rows[("A", "in_distribution")]
+    assert (a.compared, a.agree, a.accuracy) == (3, 3, 1.0)
+    assert a.precision_easy == 1.0 and a.precision_hard == 1.0
+    assert a.missing_empirical == 1  # any has no finished run
+    b = rows[("B", "in_distribution")]
+    assert (b.compared, b.agree) == (2, 1)
+    assert b.excluded_unknown == 1
+    assert b.precision_hard == 0.5 and b.precision_easy is None
+    assert [d.task for d in b.disagreements] == ["majority"]
+    assert "hard attention" in b.disagreements[0].cause
+    lgb = rows[("B", "length_generalization")]
+    assert (lgb.compared, lgb.agree) == (2, 1)
+    best = best_theory(rows.values())
+    assert best["in_distribution"]["theory"] == "A"
+    pooled = hard_vs_easy_precision(rows.values())["in_distribution"]
+    assert pooled["hard_predicted"] == 3 and pooled["hard_correct"] == 2
+    assert pooled["easy_predicted"] == 2 and pooled["easy_correct"] == 2
+    assert pooled["hard_more_reliable"] is False
