@@ -14,12 +14,88 @@ from .base import Batch, DecisionFunction, Param, Task
 N_PARAM = Param("n", int, 16, "input length in bits", minimum=1, maximum=1 << 16)
 
 
+def random_bits(rng: np.random.Generator, count: int, n: int) -> np.ndarray:
+    """Uniform bits, int64 (count, n): one random byte gives 8 bits (fast for large batches)."""
+    nbytes = (n + 7) // 8
+    raw = rng.integers(0, 256, size=(count, nbytes), dtype=np.uint8)
+    return np.unpackbits(raw, axis=1)[:, :n].astype(np.int64)
+
+
 def random_positions_mask(rng: np.random.Generator, count: int, n: int,
                           how_many: np.ndarray) -> np.ndarray:
-    """Bool (count, n): row r has exactly ``how_many[r]`` True entries at uniform places."""
-    keys = rng.random((count, n))
-    ranks = np.argsort(np.argsort(keys, axis=1), axis=1)
-    return ranks < how_many[:, None]
+    """Bool (count, n): row r has exactly ``how_many[r]`` True entries at uniform places.
+
+    Each row marks the positions of its ``how_many[r]`` smallest random keys (32-bit
+    keys, one sort per row; the rare rows with a tie at the threshold are redrawn with
+    continuous keys, so every count is exact and every placement equally likely).
+    """
+    z = np.clip(np.asarray(how_many, dtype=np.int64).reshape(-1), 0, n)
+    if n == 0 or count == 0:
+        return np.zeros((count, n), dtype=bool)
+    keys = rng.integers(0, 1 << 32, size=(count, n), dtype=np.uint32)
+    thr = np.sort(keys, axis=1)[np.arange(count), np.maximum(z - 1, 0)]
+    mask = keys <= thr[:, None]
+    mask[z == 0] = False
+    bad = np.flatnonzero(mask.sum(axis=1) != z)
+    if len(bad):
+        ranks = np.argsort(np.argsort(rng.random((len(bad), n)), axis=1), axis=1)
+        mask[bad] = ranks < z[bad, None]
+    return mask
+
+
+def distinct_positions(rng: np.random.Generator, count: int, n: int, k: int) -> np.ndarray:
+    """Int64 (count, k): k distinct positions in 0..n-1 per row, uniform over ordered tuples.
+
+    Small k (k*k <= n): independent draws, rows with a repeat drawn again. Otherwise the
+    first k entries of a uniform random permutation per row.
+    """
+    if k > n:
+        raise ValueError(f"cannot choose {k} distinct positions out of {n}")
+    if k * k <= n:
+        out = rng.integers(0, n, size=(count, k), dtype=np.int64)
+        todo = np.arange(count)
+        while True:
+            srt = np.sort(out[todo], axis=1)
+            todo = todo[(srt[:, 1:] == srt[:, :-1]).any(axis=1)]
+            if len(todo) == 0:
+                return out
+            out[todo] = rng.integers(0, n, size=(len(todo), k), dtype=np.int64)
+    return np.argsort(rng.random((count, n)), axis=1)[:, :k].astype(np.int64)
+
+
+#: Boolean combiners of a bit pattern (count, k) -> (count,) used by sparse/retrieval tasks.
+COMBINERS = {
+    "all": lambda b: np.all(b == 1, axis=1),
+    "any": lambda b: np.any(b == 1, axis=1),
+    "parity": lambda b: np.sum(b, axis=1) % 2,
+}
+
+
+def conditional_bits(rng: np.random.Generator, labels: np.ndarray, k: int,
+                     op: str) -> np.ndarray:
+    """Int64 (count, k) bit patterns b with ``COMBINERS[op](b) == labels``, each drawn
+    uniformly among the patterns of its class.
+
+    This is the distribution of uniform patterns conditioned on the label, i.e. exactly
+    what rejection sampling from the uniform distribution gives, without the rejection
+    (so it also works when one class is exponentially rare, e.g. AND of many bits).
+    """
+    labels = np.asarray(labels, dtype=np.int64).reshape(-1)
+    count = len(labels)
+    b = random_bits(rng, count, k)
+    if op == "parity":
+        b[:, 0] ^= (b.sum(axis=1) % 2) != labels
+        return b
+    if op not in ("all", "any"):
+        raise ValueError(f"unknown combiner {op!r}")
+    forced = 1 if op == "all" else 0   # all: label 1 <=> pattern 1^k; any: label 0 <=> 0^k
+    special = labels == (1 if op == "all" else 0)
+    b[special] = forced
+    redo = np.flatnonzero(~special & np.all(b == forced, axis=1))
+    while len(redo):
+        b[redo] = random_bits(rng, len(redo), k)
+        redo = redo[np.all(b[redo] == forced, axis=1)]
+    return b
 
 
 class BitTask(Task):
@@ -51,7 +127,7 @@ class BitTask(Task):
 
     def draw(self, rng: np.random.Generator, count: int, distribution: str) -> np.ndarray:
         """Bits (count, n) from ``distribution``; the default is uniform."""
-        return rng.integers(0, 2, size=(count, self.n), dtype=np.int64)
+        return random_bits(rng, count, self.n)
 
     def sample(self, rng, count, distribution=None):
         dist = self.resolve_distribution(distribution)
