@@ -1,0 +1,1 @@
+"""Circuit builders for the retrieval, arithmetic, graph and Dyck families."""
