@@ -1,0 +1,197 @@
+"""Vectorized C-RASP interpreter: a batch of token sequences in, the value of every
+definition at every position out.
+
+Semantics (Yang & Chiang, COLM 2024, Sec. 3; Huang et al., ICLR 2025, Def. 8):
+positions are 1..n; a token test "a" is true at i iff w_i = a; ``#[psi] phi`` at i is
+the number of j <= i with psi(i, j) and phi(j) (without a guard: all j <= i), computed
+for the whole batch as a cumulative sum along the position axis; arithmetic and
+comparisons are pointwise on integers.
+
+Acceptance (THEORY.md section 0; Yang, Veseli et al., App. F, Remark 42): by default an
+end marker is appended - the program runs on w EOS and accepts iff the output is true
+at the EOS position n + 1 (the literal "<eos>" tests for it; every other token test is
+false there). ``accept="last"`` reads the output at position n instead (as the public
+interpreter does; it rejects the empty input).
+
+Inputs of different lengths are padded; padding is never seen by earlier positions
+(every operation looks only at j <= i), so each row's values up to its EOS are exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ...errors import TaskInputError, TheorybenchError
+from . import ast as A
+from .predicates import BinaryPredicate
+from .validate import Checked, check
+
+ACCEPT_MODES = ("eos", "last")
+
+
+@dataclass
+class Run:
+    """The values of one batch: ``values[name]`` is (B, T) bool or int64, T = max length
+    (+1 for the EOS column in ``eos`` mode); ``accept`` is (B,) bool."""
+
+    checked: Checked
+    values: dict[str, np.ndarray]
+    accept: np.ndarray
+    lengths: np.ndarray
+    symbols: list[list[str]]       # each row's tokens as strings (EOS included)
+    mode: str
+
+    @property
+    def program(self) -> A.Program:
+        return self.checked.program
+
+    def row_values(self, row: int) -> dict[str, np.ndarray]:
+        width = int(self.lengths[row]) + (1 if self.mode == "eos" else 0)
+        return {k: v[row, :width] for k, v in self.values.items()}
+
+
+class Interpreter:
+    """A checked program ready to run. ``alphabet`` (optional) is the input alphabet:
+    the program's own ``// alphabet:`` declaration wins, then this argument, then the
+    token literals of the program."""
+
+    def __init__(self, program: A.Program, alphabet: Sequence[str] | None = None):
+        self.checked = check(program, alphabet)
+        self.program = program
+        if program.alphabet is not None:
+            self.alphabet = tuple(program.alphabet)
+        elif alphabet is not None:
+            self.alphabet = tuple(alphabet)
+        else:
+            self.alphabet = tuple(program.tokens())
+
+    # ---- inputs -------------------------------------------------------------------
+    def encode(self, inputs: Sequence[Sequence[str] | str]) -> tuple[np.ndarray, np.ndarray]:
+        """Strings (space-separated) or token lists -> (ids (B, L) padded with -1, lengths),
+        ids indexing ``self.alphabet``; a token outside the alphabet raises TaskInputError."""
+        index = {t: i for i, t in enumerate(self.alphabet)}
+        rows = [r.split() if isinstance(r, str) else list(r) for r in inputs]
+        lengths = np.array([len(r) for r in rows], dtype=np.int64)
+        ids = np.full((len(rows), int(lengths.max(initial=0))), -1, dtype=np.int64)
+        for b, r in enumerate(rows):
+            for j, t in enumerate(r):
+                if t not in index:
+                    shown = " ".join(self.alphabet)
+                    raise TaskInputError(
+                        f"input {b + 1}, token {j + 1}: {t!r} is not in the program's "
+                        f"alphabet {{{shown}}}; declare the alphabet with a line "
+                        f"`// alphabet: ...` in the program or pass --alphabet")
+                ids[b, j] = index[t]
+        return ids, lengths
+
+    def run_strings(self, inputs: Sequence[Sequence[str] | str], accept: str = "eos") -> Run:
+        ids, lengths = self.encode(inputs)
+        return self.run(ids, self.alphabet, lengths, accept)
+
+    # ---- evaluation ---------------------------------------------------------------
+    def run(self, tokens: np.ndarray, vocab: Sequence[str], lengths: np.ndarray | None = None,
+            accept: str = "eos") -> Run:
+        """Run on token ids ``tokens`` (B, L) indexing ``vocab``; ``lengths`` (B,) gives
+        each row's real length (default L; ids past it are ignored)."""
+        if accept not in ACCEPT_MODES:
+            raise TheorybenchError(f"accept mode {accept!r} is not one of {ACCEPT_MODES}")
+        tokens = np.asarray(tokens, dtype=np.int64)
+        if tokens.ndim != 2:
+            raise TaskInputError(f"tokens must be a 2-D batch, got shape {tokens.shape}")
+        B, L = tokens.shape
+        lengths = (np.full(B, L, dtype=np.int64) if lengths is None
+                   else np.asarray(lengths, dtype=np.int64))
+        if accept == "last" and np.any(lengths == 0):
+            raise TaskInputError("an empty input has no last position; use accept='eos'")
+        eos_id = len(vocab)
+        T = L + 1 if accept == "eos" else L
+        ext = np.full((B, T), -1, dtype=np.int64)
+        ext[:, :L] = tokens
+        col = np.arange(T)[None, :]
+        ext[col >= lengths[:, None]] = -1
+        if accept == "eos":
+            ext[col == lengths[:, None]] = eos_id
+        env = _Env(ext, {s: i for i, s in enumerate(vocab)}, eos_id, self.checked)
+        for name in self.checked.order:
+            env.defs[name] = env.eval(self.program.definition(name))
+        out = env.defs[self.program.output]
+        at = lengths if accept == "eos" else lengths - 1
+        acc = out[np.arange(B), at].astype(bool) if B else np.zeros(0, dtype=bool)
+        symbols = [[vocab[t] if 0 <= t < len(vocab) else A.EOS for t in ext[b, :int(at[b]) + 1]]
+                   for b in range(B)] if B <= 64 else []
+        return Run(self.checked, dict(env.defs), acc, lengths, symbols, accept)
+
+    def accepts(self, tokens: np.ndarray, vocab: Sequence[str], lengths=None,
+                accept: str = "eos") -> np.ndarray:
+        return self.run(tokens, vocab, lengths, accept).accept
+
+
+class _Env:
+    def __init__(self, ext: np.ndarray, index: dict[str, int], eos_id: int, checked: Checked):
+        self.ext, self.index, self.eos_id, self.checked = ext, index, eos_id, checked
+        self.defs: dict[str, np.ndarray] = {}
+        self.memo: dict[A.Expr, np.ndarray] = {}
+        self.positions = np.arange(1, ext.shape[1] + 1, dtype=np.int64)[None, :]
+
+    def eval(self, e: A.Expr) -> np.ndarray:
+        hit = self.memo.get(e)
+        if hit is None:
+            hit = self._eval(e)
+            self.memo[e] = hit
+        return hit
+
+    def _eval(self, e: A.Expr) -> np.ndarray:
+        shape = self.ext.shape
+        if isinstance(e, A.Token):
+            if e.symbol == A.EOS:
+                return self.ext == self.eos_id
+            tid = self.index.get(e.symbol)
+            return self.ext == tid if tid is not None else np.zeros(shape, dtype=bool)
+        if isinstance(e, A.BoolConst):
+            return np.full(shape, e.value, dtype=bool)
+        if isinstance(e, A.IntConst):
+            return np.full(shape, e.value, dtype=np.int64)
+        if isinstance(e, A.Ref):
+            if e.name in self.defs:
+                return self.defs[e.name]
+            pred = self.checked.predicates[e.name]
+            return np.broadcast_to(pred(self.positions), shape)
+        if isinstance(e, A.Not):
+            return ~self.eval(e.arg)
+        if isinstance(e, A.And):
+            return self.eval(e.left) & self.eval(e.right)
+        if isinstance(e, A.Or):
+            return self.eval(e.left) | self.eval(e.right)
+        if isinstance(e, A.Compare):
+            a, b = self.eval(e.left), self.eval(e.right)
+            return {"==": np.equal, "!=": np.not_equal, "<": np.less, ">": np.greater,
+                    "<=": np.less_equal, ">=": np.greater_equal}[e.op](a, b)
+        if isinstance(e, A.Count):
+            body = self.eval(e.body)
+            if e.guard is None:
+                return np.cumsum(body, axis=1, dtype=np.int64)
+            pred = self.checked.predicates[e.guard]
+            assert isinstance(pred, BinaryPredicate)
+            return pred.guarded_count(body)
+        if isinstance(e, A.Add):
+            return self.eval(e.left) + self.eval(e.right)
+        if isinstance(e, A.Sub):
+            return self.eval(e.left) - self.eval(e.right)
+        if isinstance(e, A.Scale):
+            return e.factor * self.eval(e.arg)
+        if isinstance(e, A.Min):
+            return np.minimum(self.eval(e.left), self.eval(e.right))
+        if isinstance(e, A.Max):
+            return np.maximum(self.eval(e.left), self.eval(e.right))
+        if isinstance(e, A.Cond):
+            return np.where(self.eval(e.cond), self.eval(e.then), self.eval(e.otherwise))
+        raise TypeError(f"not an expression: {e!r}")
+
+
+def run(program: A.Program, inputs: Sequence[Sequence[str] | str], accept: str = "eos",
+        alphabet: Sequence[str] | None = None) -> Run:
+    """Convenience: check ``program`` and run it on string inputs."""
+    return Interpreter(program, alphabet).run_strings(inputs, accept)
