@@ -1,0 +1,213 @@
+"""Task batches -> torch tensors for the three output kinds of the task suite.
+
+A :class:`TaskData` wraps one task family at one or several sizes n (several when lengths
+are mixed, as in length generalization). Token strings of all those instances are merged
+into one vocabulary (id 0 is the padding token), and the label strings into one label
+vocabulary, so one model reads every size.
+
+What the model sees and which positions are scored (``targets`` holds ``IGNORE`` elsewhere):
+
+* ``final``: the input as is; the label is read at the last real input position (no query
+  token is appended: the last position already attends to the whole input).
+* ``per_position`` (khop): the input as is; position i is scored against label i where
+  the task's mask is set.
+* ``answer`` (binary_add): input followed by the answer tokens (teacher forcing); answer
+  token j is predicted at the position just before it, i.e. at ``len - 1 + j``. Only
+  answer positions are scored (answer-only loss).
+
+Accuracy (:func:`accuracy`): ``final`` and ``per_position`` - the fraction of scored
+positions predicted right (for ``final`` that is the fraction of inputs); ``answer`` -
+exact match: the fraction of rows whose answer tokens are all right. Under teacher forcing
+this equals the exact match of greedy decoding: greedy output agrees with the truth up to
+the first wrong prediction, which is a wrong prediction under teacher forcing too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from .. import tasks
+from ..errors import ConfigError, TaskParameterError
+
+IGNORE = -100
+PAD_TOKEN = "<pad>"
+
+
+@dataclass
+class TorchBatch:
+    inputs: torch.Tensor   # int64 (B, T) unified token ids, padded with 0 at the end
+    targets: torch.Tensor  # int64 (B, T) label ids at scored positions, IGNORE elsewhere
+
+    def __len__(self) -> int:
+        return int(self.inputs.shape[0])
+
+    def select(self, index: torch.Tensor) -> "TorchBatch":
+        return TorchBatch(self.inputs[index], self.targets[index])
+
+
+def make_task(family: str, n: int, params: dict) -> tasks.Task:
+    try:
+        return tasks.get(family, n=n, **params)
+    except TaskParameterError as exc:
+        raise ConfigError(f"task {family} with n={n}: {exc}") from None
+
+
+def input_length(task: tasks.Task) -> int:
+    """The input length in tokens of a task instance (n when the task does not say)."""
+    try:
+        return int(task.input_length())
+    except Exception:  # variable-length families may not define it
+        return int(task.n)
+
+
+@lru_cache(maxsize=256)
+def _sizes(family: str, params_key: tuple, lo: int, hi: int) -> tuple[int, ...]:
+    params = dict(params_key)
+    fam = tasks.family(family)
+    nparam = next((p for p in fam.params if p.name == "n"), None)
+    start = max(1, nparam.minimum if nparam and nparam.minimum is not None else 1)
+    out = []
+    for n in range(start, hi + 1):
+        try:
+            task = tasks.get(family, n=n, **params)
+        except TaskParameterError:
+            continue
+        length = input_length(task)
+        if length > hi:
+            break
+        if length >= lo:
+            out.append(n)
+    return tuple(out)
+
+
+def sizes_in_range(family: str, params: dict, lo: int, hi: int) -> list[int]:
+    """Every valid n whose input length lies in [lo, hi] (e.g. only odd n for majority)."""
+    return list(_sizes(family, tuple(sorted(params.items())), lo, hi))
+
+
+class TaskData:
+    """Samples torch batches of one family at the sizes ``ns`` (mixed uniformly)."""
+
+    def __init__(self, family: str, params: dict, ns: Sequence[int]):
+        if not ns:
+            raise ConfigError(f"task {family}: no valid sizes n were given")
+        self.family, self.params = family, dict(params)
+        self.tasks = {int(n): make_task(family, int(n), self.params) for n in ns}
+        outputs = {t.output for t in self.tasks.values()}
+        if len(outputs) != 1:
+            raise ConfigError(f"task {family} changes its output kind with n: {outputs}")
+        self.output = outputs.pop()
+        vocab = [PAD_TOKEN]
+        labels: list[str] = []
+        for task in self.tasks.values():
+            extra = list(task.label_vocab) if self.output == "answer" else []
+            for tok in list(task.vocab) + extra:
+                if tok not in vocab:
+                    vocab.append(tok)
+            for lab in task.label_vocab:
+                if lab not in labels:
+                    labels.append(lab)
+        self.vocab, self.label_vocab = tuple(vocab), tuple(labels)
+        index = {t: i for i, t in enumerate(vocab)}
+        lindex = {t: i for i, t in enumerate(labels)}
+        self.token_map = {n: np.array([index[t] for t in task.vocab], dtype=np.int64)
+                          for n, task in self.tasks.items()}
+        self.label_map = {n: np.array([lindex[t] for t in task.label_vocab], dtype=np.int64)
+                          for n, task in self.tasks.items()}
+        self.answer_map = {n: np.array([index[t] for t in task.label_vocab], dtype=np.int64)
+                           for n, task in self.tasks.items()}
+
+    @property
+    def ns(self) -> list[int]:
+        return sorted(self.tasks)
+
+    def sample(self, rng: np.random.Generator, count: int,
+               ns: Sequence[int] | None = None) -> TorchBatch:
+        """``count`` fresh instances; each row's n uniform over ``ns`` (default: all)."""
+        ns = list(ns) if ns is not None else self.ns
+        if len(ns) == 1:
+            groups = {ns[0]: count}
+        else:
+            picks = rng.choice(np.array(ns), size=count)
+            groups = {int(n): int((picks == n).sum()) for n in ns}
+        parts = [self._group(rng, n, c) for n, c in groups.items() if c]
+        width = max(p[0].shape[1] for p in parts)
+        inputs = np.concatenate([np.pad(p[0], ((0, 0), (0, width - p[0].shape[1]))) for p in parts])
+        targets = np.concatenate([np.pad(p[1], ((0, 0), (0, width - p[1].shape[1])),
+                                         constant_values=IGNORE) for p in parts])
+        return TorchBatch(torch.from_numpy(inputs), torch.from_numpy(targets))
+
+    def _group(self, rng, n, count):
+        task = self.tasks[n]
+        batch = task.sample(rng, count)
+        tok = self.token_map[n][batch.tokens]
+        if task.pad_id is not None:
+            tok = np.where(batch.tokens == task.pad_id, 0, tok)
+        lengths = np.asarray(batch.lengths, dtype=np.int64)
+        rows = np.arange(count)
+        if self.output == "final":
+            tgt = np.full(tok.shape, IGNORE, dtype=np.int64)
+            tgt[rows, lengths - 1] = self.label_map[n][batch.labels]
+            return tok, tgt
+        labels = self.label_map[n][batch.labels]
+        mask = (np.ones(labels.shape, dtype=bool) if batch.mask is None
+                else np.asarray(batch.mask, dtype=bool))
+        if self.output == "per_position":
+            tgt = np.full(tok.shape, IGNORE, dtype=np.int64)
+            w = labels.shape[1]
+            tgt[:, :w] = np.where(mask, labels, IGNORE)
+            return tok, tgt
+        # answer: input, then every answer token; answer j is predicted at len - 1 + j
+        answer = self.answer_map[n][batch.labels]
+        a = answer.shape[1]
+        t = int(lengths.max()) + a
+        pos = np.arange(t)[None, :]
+        from_input = np.take_along_axis(tok, np.minimum(pos, tok.shape[1] - 1).repeat(count, 0), 1)
+        ans_idx = np.clip(pos - lengths[:, None], 0, a - 1)
+        from_answer = np.take_along_axis(answer, ans_idx, 1)
+        seq = np.where(pos < lengths[:, None], from_input,
+                       np.where(pos < lengths[:, None] + a, from_answer, 0))
+        tgt = np.full((count, t), IGNORE, dtype=np.int64)
+        r, j = np.nonzero(mask)
+        tgt[r, lengths[r] - 1 + j] = labels[r, j]
+        return seq, tgt
+
+    @lru_cache(maxsize=None)
+    def sequence_length(self, n: int) -> int:
+        """Longest model input (input plus answer tokens) at size n."""
+        return int(self.sample(np.random.default_rng(0), 8, [n]).inputs.shape[1])
+
+    def max_sequence_length(self) -> int:
+        return max(self.sequence_length(n) for n in self.ns)
+
+
+def accuracy(logits: torch.Tensor, targets: torch.Tensor, output: str) -> float:
+    """Accuracy as defined in the module docstring (exact match for ``answer``)."""
+    scored = targets != IGNORE
+    right = (logits.argmax(-1) == targets) & scored
+    if output == "answer":
+        rows = scored.any(1)
+        return float(((right | ~scored).all(1) & rows).sum() / rows.sum().clamp(min=1))
+    return float(right.sum() / scored.sum().clamp(min=1))
+
+
+def chance_accuracy(batch: TorchBatch, output: str, num_labels: int) -> float:
+    """Accuracy of the best input-independent predictor on ``batch``: the most frequent
+    label (final), the most frequent label at each position (per_position), or the most
+    frequent whole answer (answer, exact match)."""
+    tgt = batch.targets.numpy()
+    scored = tgt != IGNORE
+    if output == "final":
+        return float(np.bincount(tgt[scored], minlength=num_labels).max() / max(1, scored.sum()))
+    if output == "answer":
+        _, counts = np.unique(np.where(scored, tgt, -1), axis=0, return_counts=True)
+        return float(counts.max() / len(tgt))
+    cols = np.nonzero(scored)[1]
+    table = np.zeros((tgt.shape[1], num_labels), dtype=np.int64)
+    np.add.at(table, (cols, tgt[scored]), 1)
+    return float(table.max(1).sum() / max(1, scored.sum()))

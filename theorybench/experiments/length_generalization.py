@@ -1,0 +1,69 @@
+"""Length generalization: train on mixed lengths up to ``train_max_len`` (every valid n
+whose input length is at most that, uniformly per row), test on fresh instances in length
+bins (default <=32, 33-64, 65-128, 129-256; lengths are input lengths in tokens, e.g.
+n + 1 for index).
+
+Early stopping uses the accuracy on the training distribution. Metrics: ``bins``
+({label: accuracy}, in bin order; None for a bin with no valid n), ``bin_chance`` (chance
+accuracy per bin), ``train_accuracy``, ``steps``, ``train_loss``, ``wall_s``,
+``chance_accuracy`` (on the training distribution), ``curve`` and ``parameters``.
+"""
+
+from __future__ import annotations
+
+from .checkpoint import save_checkpoint
+from .data import TaskData, chance_accuracy, sizes_in_range
+from .harness import build_model, check_positions, deterministic, generators
+from .spec import RunSpec, bin_label
+from .trainer import evaluate, pick_device, train
+from ..errors import ConfigError
+
+
+def plan(spec: RunSpec) -> tuple[list[int], list[tuple[str, list[int]]]]:
+    """(training sizes, [(bin label, sizes in the bin), ...])."""
+    params = spec.param_dict
+    train_ns = sizes_in_range(spec.task, params, 1, spec.train_max_len)
+    if not train_ns:
+        raise ConfigError(f"task {spec.task} has no size n with input length <= "
+                          f"{spec.train_max_len}; raise train_max_len")
+    bins = [(bin_label(lo, hi, i == 0), sizes_in_range(spec.task, params, lo, hi))
+            for i, (lo, hi) in enumerate(spec.eval_bins)]
+    return train_ns, bins
+
+
+def prepare(spec: RunSpec):
+    train_ns, bins = plan(spec)
+    every = sorted(set(train_ns).union(*[set(ns) for _, ns in bins]))
+    data = TaskData(spec.task, spec.param_dict, every)
+    return data, train_ns, bins, check_positions(spec, data.max_sequence_length())
+
+
+def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
+        checkpoint_dir: str | None = None) -> dict:
+    deterministic()
+    data, train_ns, bins, max_pos = prepare(spec)
+    train_rng, test_rng, gen = generators(spec.seed)
+    model = build_model(spec, data, max_pos, gen)
+    cfg = spec.training
+
+    result = train(model, lambda step: data.sample(train_rng, cfg.batch_size, train_ns),
+                   lambda count: data.sample(test_rng, count, train_ns), data.output, cfg, gen,
+                   device=device, progress=progress, label=f"{spec.task} <= {spec.train_max_len}")
+    dev = pick_device(device)
+    accs, chances = {}, {}
+    for label, ns in bins:
+        if not ns:
+            accs[label] = chances[label] = None
+            continue
+        batch = data.sample(test_rng, cfg.final_eval_count, ns)
+        accs[label] = evaluate(model, batch, data.output, dev, gen)
+        chances[label] = chance_accuracy(batch, data.output, len(data.label_vocab))
+    chance = chance_accuracy(data.sample(test_rng, 4096, train_ns), data.output,
+                             len(data.label_vocab))
+    if checkpoint_dir:
+        save_checkpoint(checkpoint_dir, spec.key, model,
+                        {"spec": spec.to_dict(), "vocab": data.vocab, "labels": data.label_vocab})
+    return {"bins": accs, "bin_chance": chances, "train_accuracy": result.test_accuracy,
+            "steps": result.steps, "train_loss": result.train_loss,
+            "wall_s": round(result.wall_s, 3), "chance_accuracy": chance,
+            "curve": result.curve, "parameters": model.num_parameters()}

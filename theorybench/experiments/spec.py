@@ -1,0 +1,101 @@
+"""A run: a frozen, hashable spec with a stable key (the results store's primary key).
+
+``RunSpec.to_dict()`` is the JSON the store keeps (``RunRecord.spec``):
+``{"line", "task", "params", "n", "train_max_len", "eval_bins", "model": {"size",
+"encoding", "max_positions"}, "training": {...}, "seed", "train_size"}``; fields that do
+not apply to the line are None (``n`` for length generalization, ``train_max_len`` and
+``eval_bins`` for in-distribution). ``train_size`` None means online training (fresh
+batches every step). ``key`` is the first 16 hex digits of the SHA-256 of that JSON with
+sorted keys, so the same spec always gets the same key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ConfigError
+from .model import SIZES
+from .positional import ENCODINGS
+from .trainer import TrainingConfig
+
+LINES = ("in_distribution", "length_generalization")
+#: Length bins of the length-generalization line: (lowest, highest) input length.
+DEFAULT_BINS = ((1, 32), (33, 64), (65, 128), (129, 256))
+
+
+def bin_label(lo: int, hi: int, first: bool = False) -> str:
+    """``"<=32"`` for the first bin, ``"33-64"`` for the others."""
+    return f"<={hi}" if first else f"{lo}-{hi}"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    line: str
+    task: str
+    params: tuple = ()                 # sorted (name, value) pairs besides n
+    n: int | None = None               # in-distribution: the size trained and tested
+    train_max_len: int | None = None   # length generalization: longest training input
+    eval_bins: tuple | None = None     # length generalization: ((lo, hi), ...)
+    size: str = "small"                # model size name (model.SIZES)
+    encoding: str = "nope"             # positional encoding name (positional.ENCODINGS)
+    max_positions: int | None = None   # position table size; None = enough for every input
+    training: TrainingConfig = field(default_factory=TrainingConfig)
+    seed: int = 0
+    train_size: int | None = None      # fixed training-set size; None = online
+
+    def __post_init__(self):
+        if self.line not in LINES:
+            raise ConfigError(f"unknown experiment line {self.line!r}; lines: {', '.join(LINES)}")
+        if self.size not in SIZES:
+            raise ConfigError(f"unknown model size {self.size!r}; known sizes: {', '.join(SIZES)}")
+        if self.encoding not in ENCODINGS:
+            raise ConfigError(f"unknown positional encoding {self.encoding!r}; known "
+                              f"encodings: {', '.join(ENCODINGS)}")
+        if self.line == "in_distribution" and self.n is None:
+            raise ConfigError("an in-distribution run needs n")
+        if self.line == "length_generalization" and (not self.train_max_len or not self.eval_bins):
+            raise ConfigError("a length-generalization run needs train_max_len and eval_bins")
+        if self.train_size is not None and self.train_size < 1:
+            raise ConfigError(f"train_size must be a positive integer or None, got {self.train_size}")
+
+    @property
+    def param_dict(self) -> dict:
+        return dict(self.params)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line, "task": self.task, "params": dict(self.params), "n": self.n,
+            "train_max_len": self.train_max_len,
+            "eval_bins": [list(b) for b in self.eval_bins] if self.eval_bins else None,
+            "model": {"size": self.size, "encoding": self.encoding,
+                      "max_positions": self.max_positions},
+            "training": self.training.to_dict(), "seed": self.seed,
+            "train_size": self.train_size,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "RunSpec":
+        model = d.get("model", {})
+        bins = d.get("eval_bins")
+        return cls(line=d["line"], task=d["task"], params=tuple(sorted(d.get("params", {}).items())),
+                   n=d.get("n"), train_max_len=d.get("train_max_len"),
+                   eval_bins=tuple(tuple(b) for b in bins) if bins else None,
+                   size=model.get("size", "small"), encoding=model.get("encoding", "nope"),
+                   max_positions=model.get("max_positions"),
+                   training=TrainingConfig(**d.get("training", {})), seed=d.get("seed", 0),
+                   train_size=d.get("train_size"))
+
+    @property
+    def key(self) -> str:
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def describe(self) -> str:
+        where = f"n={self.n}" if self.n is not None else f"train<={self.train_max_len}"
+        extra = f" params={self.param_dict}" if self.params else ""
+        size = f" train_size={self.train_size}" if self.train_size else ""
+        return (f"{self.line} {self.task} {where}{extra} {self.size}/{self.encoding}"
+                f"{size} seed={self.seed}")

@@ -1,0 +1,162 @@
+"""Training loop: AdamW, linear warm-up then cosine decay, gradient clipping, evaluation
+every ``eval_every`` steps on fresh samples, early stop at the target accuracy, and
+NaN/Inf detection that fails the run with a reason.
+
+CPU by default; ``device="auto"`` picks CUDA when present, where the forward pass runs
+under bf16 autocast. A tqdm progress bar is shown only when stderr is a terminal.
+Randomness: data from a ``np.random.Generator``, everything in torch (init, minibatch
+choice, random positions) from a ``torch.Generator``, both passed in.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..errors import ConfigError
+from .data import IGNORE, TorchBatch, accuracy
+
+
+class RunFailed(Exception):
+    """A run that could not finish (diverged, impossible configuration); the sweep
+    records the message as the run's error and continues."""
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    steps: int = 2000            # maximum optimizer steps
+    batch_size: int = 64         # rows per step
+    lr: float = 1e-3             # peak learning rate (after warm-up)
+    warmup: int = 100            # linear warm-up steps
+    weight_decay: float = 0.01   # AdamW decoupled weight decay
+    clip: float = 1.0            # gradient-norm clipping threshold
+    eval_every: int = 100        # evaluate every this many steps
+    eval_count: int = 512        # fresh test instances per evaluation
+    target: float = 0.99         # stop early once test accuracy reaches this
+    final_eval_count: int = 2048  # test instances for the final accuracy
+
+    def __post_init__(self):
+        for name in ("steps", "batch_size", "eval_every", "eval_count", "final_eval_count"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"training.{name} must be >= 1, got {getattr(self, name)}")
+        if not 0 < self.target <= 1:
+            raise ConfigError(f"training.target must be in (0, 1], got {self.target}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainResult:
+    steps: int
+    train_loss: float
+    test_accuracy: float
+    reached_target: bool
+    curve: list = field(default_factory=list)  # [[step, accuracy], ...]
+    wall_s: float = 0.0
+
+
+def pick_device(device: str = "cpu") -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ConfigError(f"device {device!r} asked for but CUDA is not available; use cpu")
+    return torch.device(device)
+
+
+def lr_at(step: int, cfg: TrainingConfig) -> float:
+    """Linear warm-up to ``lr`` over ``warmup`` steps, then cosine decay to 0 at ``steps``."""
+    if step < cfg.warmup:
+        return cfg.lr * (step + 1) / cfg.warmup
+    frac = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
+
+
+def autocast(device: torch.device):
+    if device.type == "cuda":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return nullcontext()
+
+
+def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
+                           ignore_index=IGNORE)
+
+
+@torch.no_grad()
+def evaluate(model, batch: TorchBatch, output: str, device, generator=None,
+             chunk: int = 256) -> float:
+    """Accuracy of ``model`` on ``batch`` (in chunks; weighted as one batch)."""
+    model.eval()
+    total = 0.0
+    for start in range(0, len(batch), chunk):
+        part = batch.select(slice(start, start + chunk))
+        with autocast(device):
+            logits = model(part.inputs.to(device), generator=generator)
+        total += accuracy(logits.float(), part.targets.to(device), output) * len(part)
+    model.train()
+    return total / max(1, len(batch))
+
+
+def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[int], TorchBatch],
+          output: str, cfg: TrainingConfig, generator: torch.Generator, device="cpu",
+          progress: bool | None = None, label: str = "train") -> TrainResult:
+    """Train ``model``; ``next_batch(step)`` gives a training batch, ``eval_batch(count)``
+    fresh test instances. Returns the final test accuracy on ``final_eval_count`` fresh
+    instances (the curve holds the periodic evaluations)."""
+    device = pick_device(device) if isinstance(device, str) else device
+    model.to(device).train()
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    rest = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
+                             {"params": rest, "weight_decay": 0.0}], lr=cfg.lr)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = None
+    if show:
+        from tqdm import tqdm
+        bar = tqdm(total=cfg.steps, desc=label, leave=False, file=sys.stderr)
+    start = time.perf_counter()
+    curve, losses, step = [], [], 0
+    try:
+        for step in range(1, cfg.steps + 1):
+            for group in opt.param_groups:
+                group["lr"] = lr_at(step - 1, cfg)
+            batch = next_batch(step)
+            with autocast(device):
+                logits = model(batch.inputs.to(device), generator=generator)
+            loss = loss_fn(logits, batch.targets.to(device))
+            if not torch.isfinite(loss.detach()):
+                raise RunFailed(f"training diverged: the loss became {float(loss)} at step {step} "
+                                f"(lower training.lr or keep training.clip on)")
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            norm = torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.clip)
+            if not torch.isfinite(norm):
+                raise RunFailed(f"training diverged: the gradient norm became {float(norm)} "
+                                f"at step {step} (lower training.lr)")
+            opt.step()
+            losses.append(float(loss.detach()))
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(loss=f"{losses[-1]:.3f}")
+            if step % cfg.eval_every == 0 or step == cfg.steps:
+                acc = evaluate(model, eval_batch(cfg.eval_count), output, device, generator)
+                curve.append([step, round(acc, 6)])
+                if acc >= cfg.target:
+                    break
+    finally:
+        if bar is not None:
+            bar.close()
+    final = evaluate(model, eval_batch(cfg.final_eval_count), output, device, generator)
+    tail = losses[-max(1, min(len(losses), cfg.eval_every)):]
+    return TrainResult(steps=step, train_loss=float(np.mean(tail)) if tail else float("nan"),
+                       test_accuracy=final, reached_target=final >= cfg.target,
+                       curve=curve, wall_s=time.perf_counter() - start)
