@@ -124,8 +124,8 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
         if size > exact_limit:
             raise EnumerationTooLarge(
                 f"{df.task.name} at length {df.length} has {size:,} inputs, more than the "
-                f"exact limit {exact_limit:,}; use method='monte_carlo' with a number of "
-                f"samples (CLI: --samples S) or a smaller n")
+                f"exact limit {exact_limit:,}; use method='monte_carlo' (CLI: --method "
+                f"monte_carlo or auto, with --samples S) or a smaller n")
         res = _exact(df, variant, fourier=(method == "fwht"))
     else:
         res = _monte_carlo(df, distribution, samples, rng or np.random.default_rng(0),

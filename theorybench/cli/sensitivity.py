@@ -1,0 +1,83 @@
+"""`theorybench sensitivity TASK`: average sensitivity by n, with the fitted growth.
+
+n whose input space exceeds the exact limit (2^22 inputs) are estimated by Monte Carlo
+automatically (with --samples draws) and a note on stderr says so; --method exact makes
+that an error instead.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .. import tasks
+from ..tasks.base import MAX_ENUMERATE
+from ..theories.growth import classify_growth
+from ..theories.sensitivity import METHODS, VARIANTS, average_sensitivity
+from .common import parse_params, parse_range, print_json, print_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser("sensitivity", help="average sensitivity of a task by n",
+                       description="Average sensitivity of a task's main decision function "
+                       "by n: exact (FWHT / enumeration) while the input space has at most "
+                       f"{MAX_ENUMERATE:,} points, Monte Carlo with a confidence interval "
+                       "beyond.")
+    p.add_argument("task", help="task family name (see `theorybench tasks`)")
+    p.add_argument("--n", help="n range: A..B, A..B:STEP or A,B,C (default: the family's "
+                   "analysis n)")
+    p.add_argument("--param", action="append", metavar="K=V",
+                   help="another task parameter, e.g. --param k=3 (repeatable)")
+    p.add_argument("--distribution", choices=("uniform", "task"), default="uniform",
+                   help="uniform over the natural input space (default) or the task's own "
+                   "sampling distribution (Monte Carlo)")
+    p.add_argument("--method", choices=METHODS, default="auto")
+    p.add_argument("--samples", type=int, default=20000,
+                   help="Monte Carlo samples (default 20000)")
+    p.add_argument("--variant", choices=VARIANTS, default="deterministic",
+                   help="larger alphabets: a position counts if some other symbol changes "
+                   "f (deterministic) or by the fraction that do (probabilistic)")
+    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_sensitivity)
+
+
+def cmd_sensitivity(args) -> int:
+    fam = tasks.family(args.task)
+    ns = parse_range(args.n) if args.n else list(fam.analysis_ns)
+    params = parse_params(args.param)
+    rng = np.random.default_rng(args.seed)
+    results = []
+    for n in ns:
+        df = tasks.get(args.task, n=n, **params).decision_view()[0]
+        if (args.method == "auto" and args.distribution == "uniform"
+                and df.space_size() > MAX_ENUMERATE):
+            print(f"note: n={n}: {df.space_size():,} inputs exceed the exact limit "
+                  f"{MAX_ENUMERATE:,}; estimated by Monte Carlo with {args.samples} samples "
+                  f"(--samples to change)", file=sys.stderr)
+        results.append(average_sensitivity(
+            df, distribution=args.distribution, method=args.method, samples=args.samples,
+            rng=rng, confidence=args.confidence, variant=args.variant))
+    if args.format == "json":
+        print_json([{"n": n, "distribution": r.distribution, "average_sensitivity": r.value,
+                     "ci_low": r.ci_low, "ci_high": r.ci_high, "exact": r.exact}
+                    for n, r in zip(ns, results)])
+        return 0
+    print(f"# average sensitivity of {args.task} ({', '.join(f'{k}={v}' for k, v in params.items()) or 'default parameters'}), "
+          f"distribution {args.distribution}, {args.variant}")
+    rows = []
+    for n, r in zip(ns, results):
+        ci = "-" if r.exact else f"[{r.ci_low:.4f}, {r.ci_high:.4f}]"
+        rows.append((n, r.n, f"{r.value:.6g}", ci, f"{r.value / max(r.free_positions, 1):.4f}",
+                     "yes" if r.exact else "no", r.method))
+    print_table(rows, ("n", "length", "as", f"CI {int(args.confidence * 100)}%", "as/n",
+                       "exact", "method"))
+    if len(ns) >= 3 and all(b > a for a, b in zip(ns, ns[1:])):
+        fit = classify_growth(ns, [r.value for r in results])
+        print(f"growth: {fit.kind}, {fit.formula} (relative RMSE {fit.rel_rmse:.3g})")
+    else:
+        print("growth: needs at least three increasing n")
+    print("as/n divides by the number of positions with more than one choice.")
+    return 0

@@ -1,0 +1,215 @@
+"""Running theories over task families: the prediction matrix and its text forms.
+
+``predict_matrix`` runs every selected theory on every selected family (rules run by
+``Theory.predict``; nothing is looked up) with a tqdm progress bar on a terminal.
+``matrix_markdown`` / ``matrix_csv`` / ``matrix_json`` format the result (rows = tasks,
+columns = theories), and ``explain_text`` renders one prediction for a human: the rules
+tried, every table of values by n in its evidence, the theorem and its source.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from typing import Any, Iterable, Sequence
+
+from ..errors import TheoryError
+from .base import Basis, Context, Prediction, Status, Theory, Verdict, to_jsonable
+
+BASIS_MARK = {Basis.CONSTRUCTION: "con", Basis.LOWER_BOUND: "lb", Basis.REDUCTION: "red",
+              Basis.THEOREM: "thm", Basis.NONE: ""}
+STATUS_MARK = {Status.PROVEN: "proven", Status.CONDITIONAL: "cond",
+               Status.CONJECTURED: "conj", Status.NONE: ""}
+LEGEND = ("Cells: verdict (basis, status). Basis: con = verified construction, "
+          "lb = computed lower-bound quantity, red = checked reduction, thm = cited theorem. "
+          "Status: proven; cond = conditional on a stated assumption or conjecture; "
+          "conj = conjectured tendency. Unknown = no rule could derive a verdict "
+          "(`theorybench explain THEORY TASK` says why).")
+
+
+def resolve_theories(names: Sequence[str] | None) -> list[str]:
+    """Registered theory names in matrix order, or the given ones (validated)."""
+    from .registry import theories
+    known = list(theories())
+    if not names:
+        return known
+    bad = [n for n in names if n not in known]
+    if bad:
+        raise TheoryError(f"unknown theory {', '.join(map(repr, bad))}; known theories: "
+                          f"{', '.join(known) or '(none)'}")
+    return list(dict.fromkeys(names))
+
+
+def resolve_families(names: Sequence[str] | None) -> list[str]:
+    """All task families in suite order, or the given ones (validated with known names)."""
+    from .. import tasks
+    if not names:
+        return list(tasks.families())
+    for n in names:
+        tasks.family(n)  # TaskParameterError listing the known tasks
+    return list(dict.fromkeys(names))
+
+
+def predict_one(theory: str, family: str, ctx: Context | None = None) -> Prediction:
+    from .registry import theory as get_theory
+    resolve_families([family])
+    return get_theory(theory).predict(family, ctx or Context())
+
+
+def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str] | None = None,
+                   ctx: Context | None = None, progress: bool = True) -> list[Prediction]:
+    """Every theory on every family; predictions ordered by family, then theory.
+
+    The progress bar goes to stderr and only when stderr is a terminal.
+    """
+    from .registry import theory as get_theory
+    names = resolve_theories(theories)
+    fams = resolve_families(families)
+    ctx = ctx or Context()
+    objs: dict[str, Theory] = {n: get_theory(n) for n in names}
+    pairs = [(f, t) for f in fams for t in names]
+    bar = None
+    if progress and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=len(pairs), desc="predict", unit="cell", file=sys.stderr, leave=False)
+    out = []
+    try:
+        for fam, name in pairs:
+            if bar is not None:
+                bar.set_postfix_str(f"{name} on {fam}")
+            out.append(objs[name].predict(fam, ctx))
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out
+
+
+# ---- formats -------------------------------------------------------------------------
+
+def cell(p: Prediction) -> str:
+    """``Hard (lb, cond)``; ``Unknown`` when no rule fired."""
+    word = p.verdict.value.capitalize()
+    if p.verdict == Verdict.UNKNOWN:
+        return word
+    return f"{word} ({BASIS_MARK[p.basis]}, {STATUS_MARK[p.status]})"
+
+
+def _grid(preds: Iterable[Prediction]):
+    preds = list(preds)
+    theories = list(dict.fromkeys(p.theory for p in preds))
+    fams = list(dict.fromkeys(p.task for p in preds))
+    at = {(p.task, p.theory): p for p in preds}
+    return theories, fams, at
+
+
+def matrix_markdown(preds: Iterable[Prediction]) -> str:
+    theories, fams, at = _grid(preds)
+    lines = ["| task | " + " | ".join(theories) + " |",
+             "|---|" + "---|" * len(theories)]
+    for f in fams:
+        cells = [cell(at[(f, t)]) if (f, t) in at else "" for t in theories]
+        lines.append(f"| {f} | " + " | ".join(cells) + " |")
+    counts = {v: sum(1 for p in at.values() if p.verdict == v) for v in Verdict}
+    lines += ["", LEGEND, "",
+              f"{len(at)} cells: {counts[Verdict.EASY]} easy, {counts[Verdict.HARD]} hard, "
+              f"{counts[Verdict.UNKNOWN]} unknown."]
+    return "\n".join(lines)
+
+
+def matrix_csv(preds: Iterable[Prediction]) -> str:
+    theories, fams, at = _grid(preds)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["task", *theories])
+    for f in fams:
+        w.writerow([f, *(cell(at[(f, t)]) if (f, t) in at else "" for t in theories)])
+    return buf.getvalue()
+
+
+def matrix_json(preds: Iterable[Prediction]) -> list[dict[str, Any]]:
+    """A list of {"theory","task","verdict","basis","status","evidence","explanation",...}."""
+    return [p.to_dict() for p in preds]
+
+
+# ---- explain -------------------------------------------------------------------------
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, (list, tuple)):
+        items = [_fmt(x) for x in v[:12]]
+        return "[" + ", ".join(items) + (", ..." if len(v) > 12 else "") + "]"
+    if isinstance(v, dict):
+        items = [f"{k}: {_fmt(x)}" for k, x in list(v.items())[:8]]
+        return "{" + ", ".join(items) + (", ..." if len(v) > 8 else "") + "}"
+    return str(v)
+
+
+def _is_table(v: Any) -> bool:
+    return isinstance(v, list) and len(v) > 0 and all(isinstance(r, dict) for r in v)
+
+
+def _table(rows: list[dict[str, Any]], indent: str) -> list[str]:
+    cols: list[str] = []
+    for r in rows:
+        for k, x in r.items():
+            if k not in cols and not isinstance(x, (dict, list)):
+                cols.append(k)
+    cells = [[_fmt(r.get(c, "")) for c in cols] for r in rows]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(cols)]
+    out = [indent + "  ".join(c.ljust(w) for c, w in zip(cols, widths)),
+           indent + "  ".join("-" * w for w in widths)]
+    out += [indent + "  ".join(x.ljust(w) for x, w in zip(row, widths)) for row in cells]
+    return out
+
+
+def _render(ev: dict[str, Any], indent: str = "  ", depth: int = 0) -> list[str]:
+    lines: list[str] = []
+    scalars = {k: v for k, v in ev.items() if not isinstance(v, dict) and not _is_table(v)}
+    for k, v in scalars.items():
+        lines.append(f"{indent}{k}: {_fmt(v)}")
+    for k, v in ev.items():
+        if _is_table(v):
+            lines.append(f"{indent}{k}:")
+            lines += _table(v, indent + "  ")
+        elif isinstance(v, dict) and v:
+            if depth >= 2:
+                lines.append(f"{indent}{k}: {_fmt(v)}")
+            else:
+                lines.append(f"{indent}{k}:")
+                lines += _render(v, indent + "  ", depth + 1)
+    return lines
+
+
+def explain_text(p: Prediction, theory: Theory | None = None) -> str:
+    """One prediction for a human: verdict, rules tried, evidence tables, sources."""
+    ev = to_jsonable(p.evidence)
+    head = cell(p) if p.verdict != Verdict.UNKNOWN else "Unknown (no rule fired)"
+    lines = [f"{p.theory} on {p.task}: {head}"]
+    if theory is not None and theory.title:
+        lines.append(f"theory: {theory.title}")
+    if p.rule:
+        lines.append(f"rule: {p.rule} [{p.basis.value}, {p.status.value}]")
+    lines += ["", "Rules tried (in order):"]
+    for i, t in enumerate(p.tried, 1):
+        lines.append(f"  {i}. [{t['basis']}] {t['rule']}: {t['outcome']}")
+    for key in ("theorem", "source", "criterion"):
+        if key in ev:
+            lines += ["", f"{key.capitalize()}: {ev[key]}"]
+    lines += ["", "Explanation:", f"  {p.explanation}", "", "Evidence:"]
+    lines += _render({k: v for k, v in ev.items() if k not in ("theorem", "source", "criterion")})
+    if theory is not None:
+        if theory.assumptions:
+            lines += ["", "Assumptions of the theory:"]
+            lines += [f"  - {a}" for a in theory.assumptions]
+        if theory.sources:
+            lines += ["", "Sources:"]
+            lines += [f"  - {s}" for s in theory.sources]
+    return "\n".join(lines)
+
+
+__all__ = ["predict_matrix", "predict_one", "resolve_theories", "resolve_families", "cell",
+           "matrix_markdown", "matrix_csv", "matrix_json", "explain_text", "LEGEND"]
