@@ -91,15 +91,25 @@ def builders_for(family: str, basis: str = "tc0") -> list[Builder]:
     return [b for b in found if b.basis == "ac0"] + [b for b in found if b.basis == "tc0"]
 
 
-def build(task: Task, basis: str = "tc0", which: Builder | None = None) -> Built:
-    """Build the circuit for ``task``'s main decision function in ``basis``."""
+def build(task: Task, basis: str = "tc0", which: Builder | None = None,
+          view: int | str = 0) -> Built:
+    """Build the circuit for one decision function of ``task`` (default the main one,
+    ``view`` an index or a name from ``task.decision_view()``) in ``basis``."""
     cands = [which] if which else builders_for(task.name, basis)
     if not cands:
         raise TheoryError(
             f"no {basis} circuit builder for task {task.name}; families with builders: "
             f"{', '.join(sorted(k for k in all_builders() if builders_for(k, basis)))}")
     b = cands[0]
-    df = task.decision_view()[0]
+    views = task.decision_view()
+    if isinstance(view, str):
+        named = [d for d in views if d.name == view]
+        if not named:
+            raise TheoryError(f"task {task.name} has no decision function {view!r}; it has: "
+                              f"{', '.join(d.name for d in views[:12])}")
+        df = named[0]
+    else:
+        df = views[int(view)]
     enc = Encoding.of(df)
     c = b.fn(task, df, enc)
     if not c.outputs:
