@@ -97,6 +97,14 @@ def test_too_large_and_bad_split():
         cm.distinct_rows_by_split(tasks.get("parity", n=4).decision_view()[0], splits=[7])
 
 
+def test_constant_function_and_constant_suffix():
+    # a function that ignores its last positions has one class there (regression)
+    df = tasks.get("sparse_parity", n=8, positions="2,5,8").decision_view()[0]
+    assert cm.distinct_rows_by_split(df) == {k: brute_rows(df, k) for k in range(1, 8)}
+    const = table_df([(0, 1)] * 4, np.zeros(16, dtype=np.int64))
+    assert set(cm.distinct_rows_by_split(const).values()) == {1}
+
+
 def test_explicit_matrix():
     df = tasks.get("parity", n=4).decision_view()[0]
     M = cm.communication_matrix(df, 2)

@@ -161,12 +161,12 @@ def class_ids_by_split(values: np.ndarray, radices: list[int]) -> list[tuple[np.
         c = 1
         while c < r:  # fold as many child columns into one int64 key as fit in 62 bits
             key = key.copy()
-            span = count
+            span, c0 = count, c
             while c < r and span * m < (1 << 62):
                 key = key * m + child[:, c]
                 span *= m
                 c += 1
-            if span == count:  # one column does not fit: cannot happen for m < 2^31
+            if c == c0:  # one column does not fit: cannot happen for m < 2^31
                 raise EnumerationTooLarge("too many row classes to rank exactly")
             key, count = _dense(key)
         all_undef_prefix = np.all(undef[child], axis=1)

@@ -1,0 +1,232 @@
+"""A library of BAPO protocols for the task families (all vectorized, any n).
+
+Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
+
+* parity, all, any, sparse_* - (1, 0): f sends the XOR / AND / OR of the relevant prefix
+  bits (a regular language with |Q| states has a (ceil(log2 |Q|), 0)-BAPO, the paper's
+  result for regular languages: here |Q| = 2); sparse_* also (0, k) by attending to the
+  k hidden positions;
+* index - (0, 1): g selects the queried position (the paper's Index protocol);
+  index_* with k queries - (1, k): g selects the positions named by the queries in the
+  suffix, f folds the queries that fall into the prefix (splits inside the query block);
+* dyck_bounded - (ceil(log2(D+2)) per type..., 0) via the exact prefix-state protocol.
+
+Growing bandwidth (the best protocols known here):
+
+* majority - (ceil(log2(n+1)), 0): f sends the prefix count of ones;
+* every other function at small n - :func:`row_class_protocol`, the exact optimal
+  (a, 0) protocol: f sends the index of the prefix's row class of the communication
+  matrix (``communication.class_ids_by_split``), h looks the answer up. It is built
+  from enumeration, so only for small n; its a is the exact b = 0 bandwidth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..communication import bits as log2_bits
+from ..communication import class_ids_by_split, evaluate_all
+from .protocol import Protocol, attend_none, no_bits
+
+_IDENTITY = {"all": 1, "any": 0, "parity": 0}
+
+
+def _fold(op: str, vals: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """op over the entries of ``vals`` (B, m) where ``mask`` is set (identity if none)."""
+    vals = np.asarray(vals, dtype=np.int64)
+    if op == "all":
+        return np.all((vals == 1) | ~mask, axis=1).astype(np.int64)
+    if op == "any":
+        return np.any((vals == 1) & mask, axis=1).astype(np.int64)
+    return (np.sum((vals == 1) & mask, axis=1) % 2).astype(np.int64)
+
+
+def _join(op: str, *parts: np.ndarray) -> np.ndarray:
+    out = parts[0]
+    for p in parts[1:]:
+        out = (out & p) if op == "all" else (out | p) if op == "any" else (out ^ p)
+    return out
+
+
+def fold_protocol(op: str, support: tuple[int, ...], L: int, name: str) -> Protocol:
+    """(1, 0): f sends op of the prefix bits in ``support``; h folds in the suffix's."""
+    sup = np.zeros(L, dtype=bool)
+    sup[list(support)] = True
+
+    def f(prefix):
+        k = prefix.shape[1]
+        return _fold(op, prefix, np.broadcast_to(sup[:k], prefix.shape))[:, None]
+
+    def h(bits, gt, gp, suffix, k):
+        rest = _fold(op, suffix, np.broadcast_to(sup[k:], suffix.shape))
+        return _join(op, bits[:, 0].astype(np.int64), rest)
+
+    return Protocol(name, 1, 0, f=f, h=h,
+                    description=f"f sends the {op} of the relevant prefix bits (1 bit)")
+
+
+def attend_support_protocol(op: str, support: tuple[int, ...], L: int, name: str) -> Protocol:
+    """(0, |support|): g selects the relevant positions, h folds them with the suffix's."""
+    sup = np.zeros(L, dtype=bool)
+    sup[list(support)] = True
+    b = len(support)
+
+    def g(suffix, k, token, pos):
+        return sup[pos]
+
+    def h(bits, gt, gp, suffix, k):
+        got = _fold(op, gt, gp >= 0)
+        return _join(op, got, _fold(op, suffix, np.broadcast_to(sup[k:], suffix.shape)))
+
+    return Protocol(name, 0, b, g=g, h=h,
+                    description=f"g selects the {b} relevant positions (no prefix bits)")
+
+
+def majority_protocol(n: int) -> Protocol:
+    """(ceil(log2(n+1)), 0): f sends the number of ones in the prefix."""
+    a = log2_bits(n + 1)
+
+    def f(prefix):
+        c = prefix.sum(axis=1).astype(np.int64)
+        return (c[:, None] >> np.arange(a)[None, :]) & 1
+
+    def h(bits, gt, gp, suffix, k):
+        c = (bits.astype(np.int64) << np.arange(a)[None, :]).sum(axis=1)
+        return (2 * (c + suffix.sum(axis=1)) > n).astype(np.int64)
+
+    return Protocol("majority-count", a, 0, f=f, h=h,
+                    description=f"f sends the prefix count of ones ({a} bits = log2(n+1))")
+
+
+def query_protocol(task) -> Protocol:
+    """index / index_* : attend to the queried data bits named in the suffix.
+
+    tokens mode: x_1..x_n then kq query tokens ("q<j>" has id j+1). mask mode: x then y.
+    f folds the queried bits whose query lies in the prefix (1 bit, only needed when a
+    split can fall inside the query block, i.e. kq > 1 or mask mode).
+    """
+    n, op = task.n, task.op
+    kq = int(getattr(task, "k", 1))
+    mask_mode = getattr(task, "mode", "tokens") == "mask"
+    L = task.input_length()
+    a = 1 if (kq > 1 or mask_mode) else 0
+
+    def prefix_queried(prefix):
+        """(B, min(k,n)) mask of prefix data bits queried by prefix queries."""
+        k = prefix.shape[1]
+        d = min(k, n)
+        m = np.zeros((len(prefix), d), dtype=bool)
+        if k > n:
+            if mask_mode:
+                m[:, : k - n] = prefix[:, n:k] == 1
+            else:
+                qpos = prefix[:, n:k] - 2
+                m = np.any(qpos[:, :, None] == np.arange(d)[None, None, :], axis=1)
+        return m
+
+    def suffix_queried(suffix, k):
+        """(B, n) mask of data positions queried by suffix queries."""
+        B = len(suffix)
+        m = np.zeros((B, n), dtype=bool)
+        start = max(0, n - k)  # first query column inside the suffix
+        if mask_mode:
+            lo = max(0, k - n)  # y index of the first suffix y
+            m[:, lo:] = suffix[:, start:] == 1
+        else:
+            qpos = suffix[:, start:] - 2
+            m = np.any(qpos[:, :, None] == np.arange(n)[None, None, :], axis=1)
+        return m
+
+    def f(prefix):
+        if a == 0:
+            return no_bits(prefix)
+        k = prefix.shape[1]
+        d = min(k, n)
+        return _fold(op, prefix[:, :d], prefix_queried(prefix))[:, None]
+
+    def g(suffix, k, token, pos):
+        m = suffix_queried(suffix, k)
+        return (pos < n) & m[np.arange(len(pos)), np.minimum(pos, n - 1)]
+
+    def h(bits, gt, gp, suffix, k):
+        B = len(suffix)
+        parts = [_fold(op, gt, gp >= 0)]
+        if a:
+            parts.append(bits[:, 0].astype(np.int64))
+        if k < n:  # data bits k..n-1 sit in the suffix
+            m = suffix_queried(suffix, k)[:, k:]
+            parts.append(_fold(op, suffix[:, : n - k], m))
+        return _join(op, *parts) if len(parts) > 1 else parts[0].reshape(B)
+
+    return Protocol(f"{task.name}-attend", a, kq, f=f, g=g if kq else attend_none, h=h,
+                    description=f"g selects the {kq} queried bit(s) named in the suffix"
+                                + ("; f folds queries inside the prefix (1 bit)" if a else ""))
+
+
+def row_class_protocol(df, limit: int = 1 << 20) -> Protocol:
+    """The exact optimal (a, 0)-BAPO at this n: f sends the prefix's row class.
+
+    a = max over splits of ceil(log2 distinct rows) (the b = 0 bandwidth). Needs the whole
+    input space (``limit``); invalid inputs are 'don't care'.
+    """
+    radices = [len(c) for c in df.choices]
+    values = evaluate_all(df, limit)
+    table = class_ids_by_split(values, radices)
+    L = len(radices)
+    vocab = max(max(c) for c in df.choices) + 1
+    tok2idx = np.full((L, vocab), 0, dtype=np.int64)
+    for i, c in enumerate(df.choices):
+        tok2idx[i, list(c)] = np.arange(len(c))
+    a = max((log2_bits(int(table[k][0].max()) + 1) for k in range(1, L)), default=0)
+
+    def ids(x, lo):
+        out = np.zeros(len(x), dtype=np.int64)
+        for c in range(x.shape[1]):
+            out = out * radices[lo + c] + tok2idx[lo + c, x[:, c]]
+        return out
+
+    reps = {}
+    for k in range(1, L):
+        cls = table[k][0]
+        rep = np.zeros(int(cls.max()) + 1, dtype=np.int64)
+        rep[cls[::-1]] = np.arange(len(cls))[::-1]  # first prefix of each class
+        reps[k] = rep
+    S = {k: int(np.prod(radices[k:])) for k in range(1, L)}
+
+    def f(prefix):
+        c = table[prefix.shape[1]][0][ids(prefix, 0)]
+        return (c[:, None] >> np.arange(a)[None, :]) & 1
+
+    def h(bits, gt, gp, suffix, k):
+        c = (bits.astype(np.int64) << np.arange(a)[None, :]).sum(axis=1)
+        c = np.minimum(c, len(reps[k]) - 1)
+        v = values[reps[k][c] * S[k] + ids(suffix, k)]
+        return np.maximum(v, 0)
+
+    return Protocol("row-class", a, 0, f=f, h=h,
+                    description="f sends the prefix's class of the communication matrix "
+                                "(exact optimal b=0 protocol at this n)")
+
+
+def protocols_for(df) -> list[Protocol]:
+    """Library protocols for a task's main decision function, best (smallest a+b) first."""
+    task = df.task
+    name = getattr(task, "name", "")
+    L = df.length
+    out: list[Protocol] = []
+    if name in ("parity", "all", "any"):
+        out.append(fold_protocol(name, tuple(range(L)), L, f"{name}-fold"))
+    elif name.startswith("sparse_"):
+        sup = tuple(task.support)
+        out.append(fold_protocol(task.op, sup, L, f"{name}-fold"))
+        out.append(attend_support_protocol(task.op, sup, L, f"{name}-attend"))
+    elif name == "index" or name.startswith("index_"):
+        out.append(query_protocol(task))
+    elif name == "majority":
+        out.append(majority_protocol(task.n))
+    out.sort(key=lambda p: (p.a + p.b, p.b))
+    return out
+
+
+__all__ = ["protocols_for", "row_class_protocol", "fold_protocol", "attend_support_protocol",
+           "majority_protocol", "query_protocol"]
