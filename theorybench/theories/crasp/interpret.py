@@ -41,8 +41,15 @@ class Run:
     values: dict[str, np.ndarray]
     accept: np.ndarray
     lengths: np.ndarray
-    symbols: list[list[str]]       # each row's tokens as strings (EOS included)
+    ext: np.ndarray                # token ids as run (EOS id = len(vocab), -1 = padding)
+    vocab: tuple[str, ...]
     mode: str
+
+    def symbols(self, row: int) -> list[str]:
+        """Row ``row``'s tokens as strings, with "<eos>" in eos mode."""
+        width = int(self.lengths[row]) + (1 if self.mode == "eos" else 0)
+        return [self.vocab[t] if 0 <= t < len(self.vocab) else A.EOS
+                for t in self.ext[row, :width].tolist()]
 
     @property
     def program(self) -> A.Program:
@@ -120,9 +127,7 @@ class Interpreter:
         out = env.defs[self.program.output]
         at = lengths if accept == "eos" else lengths - 1
         acc = out[np.arange(B), at].astype(bool) if B else np.zeros(0, dtype=bool)
-        symbols = [[vocab[t] if 0 <= t < len(vocab) else A.EOS for t in ext[b, :int(at[b]) + 1]]
-                   for b in range(B)] if B <= 64 else []
-        return Run(self.checked, dict(env.defs), acc, lengths, symbols, accept)
+        return Run(self.checked, dict(env.defs), acc, lengths, ext, tuple(vocab), accept)
 
     def accepts(self, tokens: np.ndarray, vocab: Sequence[str], lengths=None,
                 accept: str = "eos") -> np.ndarray:

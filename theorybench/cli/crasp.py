@@ -1,0 +1,133 @@
+"""`theorybench crasp run|check|lint|list`: run, check and lint C-RASP programs.
+
+PROGRAM is a ``.cr`` file or the name of a library program (see `theorybench crasp list`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError, ProgramError
+from ..theories import crasp
+from .common import parse_params, print_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser("crasp", help="run, check and lint C-RASP programs")
+    cs = p.add_subparsers(dest="crasp_command", metavar="SUBCOMMAND")
+
+    r = cs.add_parser("run", help="run a program on inputs (argument or one per stdin line)")
+    r.add_argument("program", help="a .cr file or a library program name")
+    r.add_argument("input", nargs="?", default=None,
+                   help='space-separated tokens, e.g. "( ) ( )"; omit to read stdin')
+    r.add_argument("--accept", choices=("eos", "last"), default="eos",
+                   help="read the output at an appended end marker (default) or at the "
+                        "last input position")
+    r.add_argument("--trace", metavar="FILE", help="write a trace (.txt or .html)")
+    r.add_argument("--alphabet", help='input alphabet, e.g. "a b c" (default: the program\'s '
+                                      '// alphabet: line, else its token literals)')
+    r.set_defaults(func=cmd_run)
+
+    c = cs.add_parser("check", help="check a program against a task on all inputs up to N")
+    c.add_argument("program", help="a .cr file or a library program name")
+    c.add_argument("--task", required=True, help="task family (its tokens are the literals)")
+    c.add_argument("--max-n", type=int, default=10, help="check every n <= N exhaustively "
+                   "where feasible, then samples at 2N and 4N (default 10)")
+    c.add_argument("--param", action="append", metavar="K=V", help="task parameter")
+    c.add_argument("--samples", type=int, default=2000, help="samples per sampled n")
+    c.add_argument("--accept", choices=("eos", "last"), default="eos")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_check)
+
+    lint = cs.add_parser("lint", help="print every problem of a program with line:column")
+    lint.add_argument("program", help="a .cr file or a library program name")
+    lint.add_argument("--alphabet", help="also check the token literals against this alphabet")
+    lint.set_defaults(func=cmd_lint)
+
+    ls = cs.add_parser("list", help="list the library programs")
+    ls.set_defaults(func=cmd_list)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _inputs(args) -> list[str]:
+    if args.input is not None:
+        return [args.input]
+    lines = [ln.strip() for ln in sys.stdin.read().splitlines()]
+    return [ln for ln in lines if ln and not ln.startswith("//")]
+
+
+def cmd_run(args) -> int:
+    program = crasp.load_program(args.program)
+    alphabet = args.alphabet.split() if args.alphabet else None
+    interp = crasp.Interpreter(program, alphabet)
+    inputs = _inputs(args)
+    result = interp.run_strings(inputs, args.accept)
+    for text, acc in zip(inputs, result.accept):
+        print(f"{'accept' if acc else 'reject'}\t{text}")
+    if args.trace:
+        path = Path(args.trace)
+        if path.suffix.lower() in (".html", ".htm"):
+            body = crasp.trace_html(result, title=f"C-RASP trace of {args.program}")
+        elif path.suffix.lower() == ".txt":
+            body = crasp.trace_text(result)
+        else:
+            raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
+        try:
+            path.write_text(body, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
+        print(f"trace written to {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_check(args) -> int:
+    import numpy as np
+    params = parse_params(args.param)
+    lib = crasp.library()
+    if args.program in lib and not Path(args.program).exists():
+        entry = lib[args.program]
+        source = lambda task: entry.instantiate(task) if entry.applies_to(task) else entry.program
+    else:
+        source = crasp.load_program(args.program)
+    report = crasp.check_against_task(source, args.task, args.max_n, params,
+                                      samples=args.samples, accept=args.accept,
+                                      rng=np.random.default_rng(args.seed))
+    for rec in report.checked:
+        how = "all" if rec["exhaustive"] else "sampled"
+        print(f"n={rec['n']:<4} {rec['inputs']:>7} inputs ({how})")
+    sizes = list(report.sizes.values())
+    if sizes:
+        s = sizes[-1]
+        print(f"program size: {s['nodes']} nodes, {s['counts']} counts, depth {s['depth']}")
+    if report.counterexample:
+        c = report.counterexample
+        print(f"COUNTER-EXAMPLE at n={c['n']}: \"{c['input']}\" expected {c['expected']}, "
+              f"program gives {c['program']} ({c['disagreements']} of {c['of']} inputs "
+              f"disagree)")
+        return 1
+    print(f"OK: the program decides {args.task} on every checked input "
+          f"(all inputs up to n={report.exhaustive_up_to})")
+    return 0
+
+
+def cmd_lint(args) -> int:
+    program = crasp.load_program(args.program)  # syntax errors raise with every line
+    alphabet = args.alphabet.split() if args.alphabet else None
+    probs = crasp.problems(program, alphabet)
+    if probs:
+        raise ProgramError(probs, program.source_name)
+    s = crasp.size(program)
+    print(f"{program.source_name}: OK ({s['definitions']} definitions, {s['counts']} counts, "
+          f"depth {s['depth']}, output {program.output})")
+    return 0
+
+
+def cmd_list(args) -> int:
+    rows = []
+    for name, e in crasp.library().items():
+        s = crasp.size(e.program)
+        req = " ".join(f"{k}={v}" for k, v in e.requires) or "-"
+        rows.append((name, e.family, req, s["counts"], s["depth"], e.description[:70]))
+    print_table(rows, ("program", "task", "requires", "counts", "depth", "description"))
+    return 0
