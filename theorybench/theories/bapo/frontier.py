@@ -341,8 +341,13 @@ def solve_point(df, a: int, b: int, timeout_s: float = 60.0, splits=None,
     return res
 
 
-def frontier(df, max_a: int, max_b: int, timeout_s: float = 60.0) -> Frontier:
-    """Minimal a for every b <= max_b (a searched upward to max_a), per split then maxed."""
+def frontier(df, max_a: int, max_b: int, timeout_s: float = 60.0,
+             verify_points: bool = True) -> Frontier:
+    """Minimal a for every b <= max_b (a searched upward to max_a), per split then maxed.
+
+    With ``verify_points`` every Pareto point is re-solved as a whole protocol and checked
+    by the verifier (its PointResult is in ``points``).
+    """
     X = _inputs(df)
     deadline = time.perf_counter() + timeout_s
     ks = list(range(1, df.length))
@@ -374,7 +379,7 @@ def frontier(df, max_a: int, max_b: int, timeout_s: float = 60.0) -> Frontier:
         else:
             min_a[b] = None
             status[b] = "unknown or above max_a" if time.perf_counter() < deadline else "time limit"
-    for b, a in min_a.items():
+    for a, b in (Frontier(df.length, min_a, status).pareto() if verify_points else []):
         if a is not None:
             points.append(solve_point(df, a, b, timeout_s=max(1.0, deadline - time.perf_counter()),
                                       check=True))

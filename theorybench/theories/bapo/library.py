@@ -9,7 +9,7 @@ Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
 * index - (0, 1): g selects the queried position (the paper's Index protocol);
   index_* with k queries - (1, k): g selects the positions named by the queries in the
   suffix, f folds the queries that fall into the prefix (splits inside the query block);
-* dyck_bounded - (ceil(log2(D+2)) per type..., 0) via the exact prefix-state protocol.
+* edge_exists - (0, 1): g selects the listed edges equal to the query edge token.
 
 Growing bandwidth (the best protocols known here):
 
@@ -163,6 +163,26 @@ def query_protocol(task) -> Protocol:
                                 + ("; f folds queries inside the prefix (1 bit)" if a else ""))
 
 
+def edge_exists_protocol(task) -> Protocol:
+    """(0, 1): g selects prefix edge tokens equal to the query edge (the last token).
+
+    Any arriving token equals the query, so the adversary's choice does not matter.
+    """
+    qsep = task.index["?"]
+
+    def g(suffix, k, token, pos):
+        return (token == suffix[:, -1]) & (token != qsep)
+
+    def h(bits, gt, gp, suffix, k):
+        seen = gp[:, 0] >= 0
+        edges = suffix[:, :-1]
+        in_suffix = np.any((edges == suffix[:, -1:]) & (edges != qsep), axis=1)
+        return (seen | in_suffix).astype(np.int64)
+
+    return Protocol("edge_exists-attend", 0, 1, g=g, h=h,
+                    description="g selects the listed edge tokens equal to the query")
+
+
 def row_class_protocol(df, limit: int = 1 << 20) -> Protocol:
     """The exact optimal (a, 0)-BAPO at this n: f sends the prefix's row class.
 
@@ -222,6 +242,8 @@ def protocols_for(df) -> list[Protocol]:
         out.append(attend_support_protocol(task.op, sup, L, f"{name}-attend"))
     elif name == "index" or name.startswith("index_"):
         out.append(query_protocol(task))
+    elif name == "edge_exists":
+        out.append(edge_exists_protocol(task))
     elif name == "majority":
         out.append(majority_protocol(task.n))
     out.sort(key=lambda p: (p.a + p.b, p.b))
