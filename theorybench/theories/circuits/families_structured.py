@@ -156,3 +156,14 @@ def build_binary_add(task, df, enc):
         return c.set_outputs(carry(task.n))
     j = int(df.name.rsplit("_", 1)[1])
     return c.set_outputs(parity_dnf(c, [a[j], b[j], carry(j)]))
+
+
+# ---- edge_exists ------------------------------------------------------------------------
+@builder("edge_exists", "ac0", "OR over slots i and edge tokens e of ([e_i = e] AND [q = e])")
+def build_edge_exists(task, df, enc):
+    c = enc.circuit()
+    n = task.n
+    qpos = n + 1
+    terms = [c.and_(enc.is_(c, i, e), enc.is_(c, qpos, e))
+             for e in df.choices[qpos] for i in range(n)]
+    return c.set_outputs(c.or_(*terms))
