@@ -1,0 +1,294 @@
+"""Shared machinery of the graph tasks: single-token edges, vocabulary, decoding, reachability.
+
+Vocabulary (ids in this order, V nodes, M edge tokens):
+
+* ids 0 .. V-1: node tokens ``"v1" .. "vV"`` (node u has id u - 1);
+* ids V .. V+M-1: edge tokens. Directed: ``"vi>vj"`` for every ordered pair i != j
+  (M = V(V-1)); undirected: ``"vi-vj"`` for every pair i < j (M = V(V-1)/2). Row-major
+  order: the edge (u, w) (0-based) has id V + u(V-1) + w - [w > u] when directed and
+  V + uV - u(u+1)/2 + (w - u - 1) when undirected;
+* id V+M: the query marker ``"?"``.
+
+Every instance has exactly n edge tokens, so all rows of a batch have the same length and
+there is no padding (``pad_id`` is None; ``Batch.lengths`` is constant).
+
+The number of nodes V is the parameter ``nodes``; ``nodes=0`` (the default) picks it from n
+as the family documents, small enough to keep the vocabulary modest (O(n) tokens for
+edge_exists, O(n^2) for reachability, whose generator needs n + 2 distinct nodes).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Sequence
+
+import numpy as np
+
+from ...errors import TaskInputError, TaskParameterError
+from ..base import Batch, DecisionFunction, Param, Task
+
+QUERY = "?"
+#: Largest number of nodes a graph task accepts (keeps the vocabulary below ~1M tokens).
+MAX_NODES = 1024
+#: Rows x columns of random keys drawn at once when sampling edge sets (memory bound).
+CHUNK_CELLS = 1 << 23
+
+
+def nodes_param(doc: str) -> Param:
+    return Param("nodes", int, 0, doc, minimum=0, maximum=MAX_NODES)
+
+
+def edge_count(nodes: int, directed: bool) -> int:
+    """Number of edge tokens M over ``nodes`` nodes."""
+    return nodes * (nodes - 1) if directed else nodes * (nodes - 1) // 2
+
+
+class GraphTask(Task):
+    """A final-output task on an edge list of n single-token edges, then ``?`` and a query.
+
+    Subclasses set ``directed`` (or a parameter of that name), ``query_kind`` ("edge" or
+    "nodes": one edge token or two node tokens after the marker), ``auto_nodes()`` and
+    ``min_nodes()``.
+    """
+
+    kind: ClassVar[str] = "graphs"
+    output: ClassVar[str] = "final"
+    query_kind: ClassVar[str] = "nodes"
+    directed: bool = True
+
+    # ---- size ------------------------------------------------------------------------
+    def auto_nodes(self) -> int:
+        raise NotImplementedError
+
+    def min_nodes(self) -> int:
+        raise NotImplementedError
+
+    def check(self) -> None:
+        need = self.min_nodes()
+        if self.nodes == 0:
+            self.V = max(self.auto_nodes(), need)
+            if self.V > MAX_NODES:
+                raise TaskParameterError(
+                    f"parameter n={self.n} is too large for {self.name}: it needs "
+                    f"{self.V} nodes, more than the limit {MAX_NODES}")
+        else:
+            if self.nodes < need:
+                raise TaskParameterError(
+                    f"parameter nodes={self.nodes} is too small for {self.name} with n={self.n}:"
+                    f" it must be >= {need} (or 0 for the automatic choice)")
+            self.V = self.nodes
+        self.M = edge_count(self.V, self.directed)
+
+    def build_vocab(self) -> Sequence[str]:
+        V = self.V
+        names = [f"v{i}" for i in range(1, V + 1)]
+        src, dst = self._edge_table()
+        sep = ">" if self.directed else "-"
+        edges = [f"{names[u]}{sep}{names[w]}" for u, w in zip(src.tolist(), dst.tolist())]
+        return (*names, *edges, QUERY)
+
+    def _edge_table(self) -> tuple[np.ndarray, np.ndarray]:
+        """Endpoints (0-based) of every edge token, in id order."""
+        if not hasattr(self, "_src"):
+            V = self.V
+            if self.directed:
+                u, w = np.nonzero(~np.eye(V, dtype=bool))
+            else:
+                u, w = np.triu_indices(V, 1)
+            self._src, self._dst = u.astype(np.int64), w.astype(np.int64)
+        return self._src, self._dst
+
+    @property
+    def query_id(self) -> int:
+        return self.V + self.M
+
+    def edge_ids(self, u: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """Token ids of the edges (u, w), 0-based nodes, vectorized (undirected: any order)."""
+        u = np.asarray(u, dtype=np.int64)
+        w = np.asarray(w, dtype=np.int64)
+        V = self.V
+        if self.directed:
+            out = u * (V - 1)
+            out += w
+            out -= w > u
+            out += V
+            return out
+        lo, hi = np.minimum(u, w), np.maximum(u, w)
+        out = lo * (2 * V - 1) - lo * lo
+        out //= 2
+        out += hi
+        out -= lo
+        out += V - 1
+        return out
+
+    # ---- layout ------------------------------------------------------------------------
+    def input_length(self) -> int:
+        return self.n + (2 if self.query_kind == "edge" else 3)
+
+    def input_space(self):
+        edges = tuple(range(self.V, self.V + self.M))
+        space: list[tuple[int, ...]] = [edges] * self.n + [(self.query_id,)]
+        if self.query_kind == "edge":
+            space.append(edges)
+        else:
+            nodes = tuple(range(self.V))
+            space += [nodes, nodes]
+        return space
+
+    def valid_inputs(self, tokens):
+        x = np.asarray(tokens)
+        if x.ndim != 2 or x.shape[1] != self.input_length():
+            return np.zeros(len(x), dtype=bool)
+        n, V, M = self.n, self.V, self.M
+        ok = ((x[:, :n] >= V) & (x[:, :n] < V + M)).all(axis=1) & (x[:, n] == self.query_id)
+        q = x[:, n + 1:]
+        if self.query_kind == "edge":
+            ok &= ((q >= V) & (q < V + M)).all(axis=1)
+        else:
+            ok &= ((q >= 0) & (q < V)).all(axis=1)
+        return ok
+
+    def check_input(self, row):
+        n = self.n
+        what = "one query edge token" if self.query_kind == "edge" else "two node tokens s t"
+        if len(row) != self.input_length():
+            raise TaskInputError(
+                f"{self.name} with n={n} expects {self.input_length()} tokens: {n} edge tokens, "
+                f"then '?', then {what}; got {len(row)}")
+        sep = ">" if self.directed else "-"
+        for p, tok in enumerate(row.tolist()):
+            shown = self.vocab[tok]
+            if p < n and not self.V <= tok < self.V + self.M:
+                raise TaskInputError(
+                    f"token {p + 1} of the {self.name} input is {shown!r}; the first {n} tokens "
+                    f"must be edge tokens like 'v1{sep}v2'")
+            if p == n and tok != self.query_id:
+                raise TaskInputError(
+                    f"token {p + 1} of the {self.name} input is {shown!r}; after the {n} edges "
+                    f"comes the query marker '?'")
+            if p > n and self.query_kind == "edge" and not self.V <= tok < self.V + self.M:
+                raise TaskInputError(
+                    f"the query of {self.name} must be an edge token like 'v1{sep}v2', "
+                    f"got {shown!r}")
+            if p > n and self.query_kind == "nodes" and not 0 <= tok < self.V:
+                raise TaskInputError(
+                    f"the query of {self.name} must be two node tokens like 'v1 v2', "
+                    f"got {shown!r} at token {p + 1}")
+
+    def require_valid(self, tokens: np.ndarray) -> np.ndarray:
+        x = np.asarray(tokens, dtype=np.int64)
+        if x.ndim == 1:
+            x = x[None, :]
+        bad = ~self.valid_inputs(x)
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            raise TaskInputError(
+                f"row {r} is not a valid {self.name} input with n={self.n}, V={self.V} "
+                f"(expected {self.input_length()} tokens: edges, '?', query)")
+        return x
+
+    def decode(self, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Endpoints (count, n) of the listed edges of each (valid) row."""
+        src, dst = self._edge_table()
+        e = tokens[:, : self.n] - self.V
+        return src[e], dst[e]
+
+    # ---- batches -------------------------------------------------------------------------
+    def batch(self, tokens: np.ndarray, labels: np.ndarray) -> Batch:
+        return Batch(tokens=tokens, labels=labels.astype(np.int64), mask=None,
+                     lengths=np.full(len(tokens), self.input_length(), dtype=np.int64))
+
+    def assemble(self, edge_tokens: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Rows ``edges ? query`` from (count, n) edge ids and (count, q) query ids."""
+        count = len(edge_tokens)
+        x = np.empty((count, self.input_length()), dtype=np.int64)
+        x[:, : self.n] = edge_tokens
+        x[:, self.n] = self.query_id
+        x[:, self.n + 1:] = query
+        return x
+
+    def decision_view(self):
+        default = self.distributions[0]
+        return [DecisionFunction(
+            task=self, name="output", choices=tuple(tuple(c) for c in self.input_space()),
+            evaluate=self.label,
+            sample=lambda rng, count: self.sample(rng, count, default).tokens,
+            description=f"{self.name} on {self.n} edge tokens over {self.V} nodes")]
+
+
+def random_keys(rng: np.random.Generator, shape, values: np.ndarray, bits: int) -> np.ndarray:
+    """uint64 sort keys: uniform random high bits, ``values`` (< 2^bits) in the low bits.
+
+    The bits of a float64 in [0, 1) order like the floats, so the 52-bit mantissa of
+    ``rng.random`` serves as the random part (ties have probability about 2^(bits - 52)
+    per pair, negligible). Sorting the keys orders the values uniformly at random.
+    """
+    keys = rng.random(shape).view(np.uint64)
+    keys &= ~np.uint64((1 << bits) - 1)
+    values = np.asarray(values)
+    keys |= values.view(np.uint64) if values.dtype == np.int64 else values.astype(np.uint64)
+    return keys
+
+
+def shuffle_rows(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """Each row of the non-negative int array ``x`` in an independent uniform random order."""
+    bits = max(1, int(x.max(initial=0)).bit_length())
+    keys = random_keys(rng, x.shape, x, bits)
+    keys.sort(axis=1)
+    keys &= np.uint64((1 << bits) - 1)
+    return keys.view(np.int64)
+
+
+def random_subsets(rng: np.random.Generator, count: int, universe: int, size: int,
+                   extra: int = 0) -> np.ndarray:
+    """(count, size + extra) distinct elements of range(universe) per row.
+
+    The first ``size`` columns are a uniform random ``size``-subset in uniformly random
+    order; each further column is uniform among the elements not taken before it.
+    Method: each element gets a random key (:func:`random_keys`, the element in the low
+    bits); the ``size + extra`` smallest keys are partitioned off, sorted and decoded.
+    Chunked over rows to bound memory.
+    """
+    take = size + extra
+    if take > universe:
+        raise ValueError(f"cannot take {take} distinct elements of {universe}")
+    bits = max(1, int(universe - 1).bit_length())
+    low = np.uint64((1 << bits) - 1)
+    ids = np.arange(universe, dtype=np.uint64)
+    out = np.empty((count, take), dtype=np.int64)
+    rows = max(1, CHUNK_CELLS // max(universe, 1))
+    for lo in range(0, count, rows):
+        hi = min(count, lo + rows)
+        keys = random_keys(rng, (hi - lo, universe), ids[None, :], bits)
+        if take < universe:
+            keys = np.partition(keys, take - 1, axis=1)[:, :take]
+        keys.sort(axis=1)
+        keys &= low
+        out[lo:hi] = keys.view(np.int64)
+    return out
+
+
+def reachable(src: np.ndarray, dst: np.ndarray, s: np.ndarray, t: np.ndarray, nodes: int,
+              directed: bool) -> np.ndarray:
+    """Bool (count,): is t reachable from s along the edges (src[r, e] -> dst[r, e])?
+
+    Vectorized frontier propagation on a (count, nodes) boolean array: every step marks
+    the heads of all edges whose tail is marked (a scatter into the flat array); a row
+    leaves the loop as soon as t is marked or nothing changed, so the number of steps is
+    at most the longest shortest path. s = t counts as reachable (the empty path).
+    """
+    count = len(s)
+    if not directed:
+        src, dst = np.concatenate([src, dst], axis=1), np.concatenate([dst, src], axis=1)
+    reached = np.zeros(count * nodes, dtype=bool)
+    base = np.arange(count, dtype=np.int64) * nodes
+    reached[base + s] = True
+    fs, fd = src + base[:, None], dst + base[:, None]
+    target = base + t
+    active = np.flatnonzero(~reached[target])
+    while active.size:
+        a_s, a_d = fs[active], fd[active]
+        new = reached[a_s] & ~reached[a_d]
+        changed = new.any(axis=1)
+        reached[a_d[new]] = True
+        active = active[changed & ~reached[target[active]]]
+    return reached[target]
