@@ -237,3 +237,12 @@ def test_bad_arguments():
     three = table_df([(0, 1, 2)], {(0,): 0, (1,): 1, (2,): 0})
     with pytest.raises(TheoryError, match="FWHT"):
         average_sensitivity(three, method="fwht")
+
+
+def test_fwht_refuses_non_boolean_outputs_but_exact_works():
+    choices = [(0, 1)] * 3
+    outputs = {p: sum(p) for p in itertools.product(*choices)}  # values 0..3
+    df = table_df(choices, outputs)
+    with pytest.raises(TheoryError, match="two-valued"):
+        average_sensitivity(df, method="fwht")
+    assert average_sensitivity(df).value == pytest.approx(brute_force(choices, outputs)[0])

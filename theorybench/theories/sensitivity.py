@@ -194,10 +194,10 @@ def popcount(idx: np.ndarray) -> np.ndarray:
 def total_influence_fourier(table: np.ndarray) -> float:
     """sum_S |S| f^(S)^2 for f given by its 0/1 (or two-valued) truth table of length 2^n."""
     t = np.asarray(table)
-    vals = np.unique(t)
-    if len(vals) > 2:
+    low = t.min()
+    pm = np.where(t == low, 1.0, -1.0)
+    if pm.min() < 0 and np.any(t[pm < 0] != t.max()):
         raise TheoryError("the Fourier method needs a two-valued (Boolean) function")
-    pm = np.where(t == vals[0], 1.0, -1.0)
     coef = fwht(pm) / len(pm)
     return float(np.sum(popcount(np.arange(len(pm))) * coef ** 2))
 
@@ -242,13 +242,13 @@ def _digit(idx: np.ndarray, stride: int, k: int) -> np.ndarray:
 
 
 def _inputs(idx, radices, table, strides):
-    """The points with lexicographic indices ``idx``, built column by column."""
-    x = np.empty((len(idx), len(radices)), dtype=np.int64)
+    """The points with lexicographic indices ``idx`` (built transposed, then copied)."""
+    xt = np.empty((len(radices), len(idx)), dtype=np.int64)
     for i, (k, st) in enumerate(zip(radices.tolist(), strides.tolist())):
         d = _digit(idx, st, k)
         row = table[i, :k]
-        x[:, i] = d if np.array_equal(row, np.arange(k)) else row.take(d)
-    return x
+        xt[i] = d if np.array_equal(row, np.arange(k)) else row.take(d)
+    return np.ascontiguousarray(xt.T)
 
 
 def _evaluate_space(df: DecisionFunction):
@@ -269,35 +269,39 @@ def _evaluate_space(df: DecisionFunction):
 def _exact(df: DecisionFunction, variant: str, fourier: bool) -> SensitivityResult:
     values, ok, radices, strides = _evaluate_space(df)
     size = len(values)
-    idx = np.arange(size, dtype=np.int64)
     s = np.zeros(size, dtype=np.float64)
     influences = []
     for i, k in enumerate(radices.tolist()):
         if k < 2:
             influences.append(0.0)
             continue
+        # with the index reshaped to (prefix, digit i, suffix), the neighbours of a point
+        # at position i are the other entries along the middle axis
         st = int(strides[i])
-        if k == 2 and ok is None and _pow2(st):  # the common Boolean case: one XOR
-            changed = values[idx ^ st] != values
-            s += changed
+        v = values.reshape(-1, k, st)
+        s3 = s.reshape(-1, k, st)
+        if k == 2 and ok is None:  # the common Boolean case
+            changed = v[:, 0, :] != v[:, 1, :]
+            s3 += changed[:, None, :]
             influences.append(float(changed.mean()))
             continue
-        d = _digit(idx, st, k)
-        hits = np.zeros(size, dtype=np.float64)
-        total = np.zeros(size, dtype=np.float64)
+        o = None if ok is None else ok.reshape(-1, k, st)
+        hits = np.zeros(v.shape, dtype=np.float64)
+        total = np.zeros(v.shape, dtype=np.float64)
         for r in range(1, k):
-            nb = idx + (((d + r) % k) - d) * st
-            changed = values[nb] != values
-            if ok is not None:
-                changed &= ok[nb]
-                total += ok[nb]
+            changed = np.roll(v, r, axis=1) != v
+            if o is not None:
+                okn = np.roll(o, r, axis=1)
+                changed &= okn
+                total += okn
             hits += changed
         if variant == "deterministic":
             contrib = (hits > 0).astype(np.float64)
         else:
-            denom = total if ok is not None else np.full(size, k - 1.0)
-            contrib = np.divide(hits, denom, out=np.zeros(size), where=denom > 0)
-        s += contrib
+            denom = total if o is not None else np.full(v.shape, k - 1.0)
+            contrib = np.divide(hits, denom, out=np.zeros(v.shape), where=denom > 0)
+        s3 += contrib
+        contrib = contrib.reshape(size)
         influences.append(float(contrib[ok].mean() if ok is not None and ok.any()
                                 else contrib.mean()))
     if ok is not None:
@@ -310,10 +314,11 @@ def _exact(df: DecisionFunction, variant: str, fourier: bool) -> SensitivityResu
         if ok is not None or not df.binary:
             raise TheoryError("the FWHT method needs binary inputs and no domain restriction; "
                               "use method='exact'")
-        if len(np.unique(values)) > 2:
+        try:
+            value = total_influence_fourier(values)
+        except TheoryError:
             raise TheoryError("the FWHT method needs a Boolean (two-valued) output; "
-                              "use method='exact'")
-        value = total_influence_fourier(values)
+                              "use method='exact'") from None
         method = "fwht"
     return SensitivityResult(n=df.length, value=value, ci_low=value, ci_high=value, exact=True,
                              method=method, distribution="uniform", histogram=_histogram(s),
