@@ -1,0 +1,245 @@
+"""The C-RASP theory (THEORY.md section 4): Easy/Hard from programs, automata, communication
+and reductions.
+
+Model: C-RASP (Yang & Chiang, "Counting like transformers", COLM 2024, arXiv 2404.04393):
+straight-line programs of Boolean and count definitions over token tests, ``#`` counts
+(prefix sums), + - constants, comparisons; a language is accepted at an appended end
+marker (Yang, Veseli et al., App. F, Remark 42). A family is Easy when ONE fixed program
+decides it at every n. Source code of the language: :mod:`theorybench.theories.crasp`.
+
+Rules, in order:
+
+1. ``verified program`` (construction): the library program for the family
+   (:func:`crasp.for_task`) is checked against the task on every input for n <= max_n
+   (samples at 2 and 4 times max_n) and its size (nodes, counts, depth) is the same at
+   every n -> Easy, proven.
+2. ``non-aperiodic regular language`` (lower bound): the minimal automaton of the family's
+   language view is learned and checked (:mod:`.automata`); if its transition monoid
+   contains a group (not aperiodic; periodic languages such as (aa)* included) -> Hard.
+   THEORY.md section 4: periodic languages such as (aa)* are not in C-RASP (Huang et al.,
+   ICLR 2025, arXiv 2410.02140), hence Parity is not; the rule extends this to every
+   regular language whose syntactic monoid is not aperiodic, as THEORY.md states it.
+3. ``one-way communication`` (lower bound): at a split of the input, a C-RASP program
+   with P count terms is simulated by a one-way message naming the P counts at the split
+   (each in 0..n), so the number of distinct rows of the communication matrix is at most
+   (n+1)^P and P >= log2(rows) / log2(n+1) (THEORY.md section 4). If the exact one-way
+   complexity (max over splits, :mod:`.communication`) grows faster than c * log n, no
+   fixed program exists -> Hard, with the implied lower bound on P by n in the evidence.
+4. ``reduction from flip-flop`` (reduction): the flip-flop language (monoid U_2) is not in
+   C-RASP (THEORY.md section 4); a projection from it to the family, checked on every
+   flip-flop word up to a length (:mod:`.crasp.flipflop`), and C-RASP's closure under
+   inverse homomorphisms and quotients (Yang, Veseli et al., Prop. 41) -> Hard.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import tasks
+from ..errors import EnumerationTooLarge, TaskParameterError, TheorybenchError
+from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
+from .growth import classify_growth
+
+YC24 = "Yang & Chiang, 'Counting like transformers', COLM 2024 (arXiv 2404.04393)"
+HUANG25 = ("Huang et al., 'A formal framework for understanding length generalization in "
+           "transformers', ICLR 2025 (arXiv 2410.02140)")
+YV = ("Yang, Veseli et al., 'Algebraic decomposition theory for transformer length "
+      "generalization', App. F (Remark 42, Prop. 41)")
+#: Largest input space whose communication matrix the rule counts exactly.
+CC_LIMIT = 1 << 18
+#: Largest input space per n checked exhaustively by the construction rule.
+CHECK_LIMIT = 1 << 14
+
+
+def _instances(family: str, ns) -> list:
+    out = []
+    for n in ns:
+        try:
+            out.append(tasks.get(family, n=n))
+        except TaskParameterError:
+            continue
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def communication_profile(family: str, max_space: int = CC_LIMIT) -> dict[str, Any]:
+    """Exact distinct-row counts (max over splits) of the main decision function at every
+    n of the family's ``analysis_ns`` whose input space is at most ``max_space``."""
+    from .communication import distinct_rows_by_split
+    ns, rows, splits = [], [], []
+    cls = tasks.family(family)
+    for task in _instances(family, sorted(set(cls.analysis_ns) | {2, 3})):
+        df = task.decision_view()[0]
+        if df.space_size() > max_space or df.length < 2:
+            continue
+        try:
+            table = distinct_rows_by_split(df, limit=max_space)
+        except EnumerationTooLarge:
+            continue
+        k, r = max(table.items(), key=lambda kv: kv[1])
+        ns.append(task.n)
+        rows.append(int(r))
+        splits.append(int(k))
+    return {"ns": ns, "max_rows": rows, "argmax_split": splits}
+
+
+#: The rule fires when cc(n) = a + b log2(n+1) + c n fits with c at least this many bits
+#: per unit of n, and c (n_max - n_min) is at least MIN_EXCESS_BITS.
+MIN_SLOPE = 0.25
+MIN_EXCESS_BITS = 2.0
+
+
+def superlog_excess(ns, cc) -> dict[str, Any]:
+    """Least-squares fit cc(n) = a + b log2(n+1) + c n; a clearly positive c means growth
+    faster than any c' log n over the measured range (at least four points needed)."""
+    n = np.asarray(ns, dtype=float)
+    y = np.asarray(cc, dtype=float)
+    if len(n) < 4:
+        return {"fires": False, "formula": "too few points for the fit", "coef": None}
+    X = np.stack([np.ones_like(n), np.log2(n + 1), n], axis=1)
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    a, b, c = (float(v) for v in coef)
+    resid = y - X @ coef
+    fires = c >= MIN_SLOPE and c * (n[-1] - n[0]) >= MIN_EXCESS_BITS
+    return {"fires": bool(fires), "coef": {"a": a, "b": b, "c": c},
+            "formula": f"cc ~ {a:.3f} + {b:.3f} log2(n+1) + {c:.3f} n",
+            "residuals": np.round(resid, 4).tolist(),
+            "criterion": f"c >= {MIN_SLOPE} bits per unit n and c (n_max - n_min) >= "
+                         f"{MIN_EXCESS_BITS} bits"}
+
+
+@register_theory
+class CRASPTheory(Theory):
+    name = "crasp"
+    title = "C-RASP (counting RASP / temporal counting logic)"
+    assumptions = (
+        "softmax transformers modelled by C-RASP programs: token tests, prefix counts, "
+        "linear arithmetic and comparisons of counts (Yang & Chiang 2024)",
+        "a family is Easy iff one program of fixed size decides it at every n",
+        "acceptance at an appended end marker (Yang, Veseli et al., App. F, Remark 42)",
+        "no positional predicates in constructions (plain C-RASP); the language supports "
+        "the periodic/local extension of Huang et al. 2025 via #import",
+    )
+    sources = (YC24, HUANG25, YV)
+
+    @rule("verified program", Basis.CONSTRUCTION)
+    def verified_program(self, family: str, ctx: Context):
+        """A library program, checked against the task for every n up to max_n, of constant size."""
+        from .crasp import for_task
+        from .crasp.check import check_against_task
+        cls = tasks.family(family)
+        probe = _instances(family, list(cls.analysis_ns) + [ctx.max_n])
+        if not probe or for_task(probe[0]) is None:
+            return RuleSkip(f"the C-RASP library has no program for {family}")
+        origin = for_task(probe[0])[1]
+        rng = np.random.default_rng(ctx.seed)
+        report = check_against_task(lambda t: for_task(t)[0], family, ctx.max_n,
+                                    samples=500, exhaustive_limit=CHECK_LIMIT, rng=rng)
+        ev = {"program": str(for_task(probe[0])[0]), "origin": origin,
+              "check": report.to_dict()}
+        if not report.ok:
+            return RuleSkip(f"the library program for {family} fails its check: "
+                            f"{report.counterexample}", ev)
+        keys = ("nodes", "counts", "depth")
+        sizes = {n: tuple(s[k] for k in keys) for n, s in report.sizes.items()}
+        if len(set(sizes.values())) != 1:
+            return RuleSkip(f"the program for {family} changes size with n: {sizes}", ev)
+        size = dict(zip(keys, next(iter(sizes.values()))))
+        ns = sorted(report.sizes)
+        ev.update(size=size, verified_ns=ns, exhaustive_up_to=report.exhaustive_up_to)
+        return self.prediction(
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev,
+            f"a C-RASP program with {size['counts']} counts and depth {size['depth']} "
+            f"({origin}) decides {family}; checked on all inputs up to "
+            f"n={report.exhaustive_up_to} and on samples up to n={ns[-1]}, the same size "
+            f"at every n ({YC24})")
+
+    @rule("non-aperiodic regular language", Basis.LOWER_BOUND)
+    def non_aperiodic(self, family: str, ctx: Context):
+        """The learned minimal automaton has a group in its transition monoid."""
+        from .automata import aperiodicity, learn_dfa
+        from .language import is_language, language_view
+        ok, why = is_language(family)
+        if not ok:
+            return RuleSkip(why)
+        res = learn_dfa(family)
+        if res.status != "regular" or res.dfa is None:
+            return RuleSkip(f"no verified automaton ({res.status}): {res.reason}",
+                            {"automaton": res.to_dict()})
+        if res.has_invalid:
+            return RuleSkip("the language view has words outside the task's input domain; "
+                            "its automaton is not the task's own language",
+                            {"automaton": res.to_dict()})
+        aperiodic, witness = aperiodicity(res.dfa, view=language_view(family))
+        ev = {"automaton": res.to_dict(), "aperiodic": aperiodic}
+        if aperiodic:
+            return RuleSkip(f"the {res.dfa.size}-state minimal automaton is aperiodic; the "
+                            f"rule needs a group in the monoid", ev)
+        ev["witness"] = witness
+        ev["theorem"] = ("regular languages whose syntactic monoid is not aperiodic (e.g. "
+                         "periodic ones such as (aa)* and Parity) are not in C-RASP "
+                         f"(THEORY.md section 4; {HUANG25}; {YV})")
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
+            f"{family} is regular ({res.dfa.size}-state automaton checked on all words up to "
+            f"length {res.check_len}) and its monoid is not aperiodic: "
+            f"{witness['explanation']}; such languages are not in C-RASP")
+
+    @rule("one-way communication", Basis.LOWER_BOUND)
+    def communication(self, family: str, ctx: Context):
+        """Exact one-way communication complexity growing faster than c log n."""
+        prof = communication_profile(family)
+        ns, rows = prof["ns"], prof["max_rows"]
+        if len(ns) < 3:
+            return RuleSkip(f"fewer than three n have an input space of at most {CC_LIMIT:,} "
+                            f"(have {ns})", prof)
+        cc = [math.log2(r) if r > 0 else 0.0 for r in rows]
+        fit = classify_growth(ns, cc)
+        excess = superlog_excess(ns, cc)
+        p_min = [round(c / math.log2(n + 1), 3) for c, n in zip(cc, ns)]
+        ev = {**prof, "cc_bits": [round(c, 4) for c in cc], "fit": fit.to_dict(),
+              "superlog": excess,
+              "program_counts_lower_bound": dict(zip(ns, p_min)),
+              "bound": "distinct rows <= (n+1)^P for a program with P counts, so "
+                       "P >= log2(rows) / log2(n+1)"}
+        if not (excess["fires"] or (fit.faster_than_log() and p_min[-1] > p_min[0])):
+            return RuleSkip(f"one-way communication ({fit.formula}; {excess['formula']}) does "
+                            f"not grow faster than c log n (bits {ev['cc_bits']} at n = {ns})",
+                            ev)
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
+            f"the one-way communication complexity of {family} grows faster than log n "
+            f"({excess['formula']}) "
+            f"(exact, max over splits, n = {ns[0]}..{ns[-1]}); a C-RASP program with P "
+            f"counts sends O(P log n) bits, so P >= {p_min[-1]} at n={ns[-1]} and P must grow "
+            f"with n (THEORY.md section 4)")
+
+    @rule("reduction from flip-flop", Basis.REDUCTION)
+    def from_flip_flop(self, family: str, ctx: Context):
+        """A checked projection from the flip-flop language (not in C-RASP)."""
+        from .crasp.flipflop import FLIP_FLOP_TO_KHOP
+        known = {"khop": FLIP_FLOP_TO_KHOP}
+        if family not in known:
+            return RuleSkip(f"no reduction from flip-flop to {family} is implemented "
+                            f"(implemented: {', '.join(known)})")
+        red = known[family]
+        default_k = next((p.default for p in tasks.family(family).params if p.name == "k"), 1)
+        if default_k != 1:
+            return RuleSkip(f"the reduction targets khop with k=1; the default is k={default_k}")
+        ms = list(range(1, max(2, min(ctx.max_n // 2, 7)) + 1))
+        chk = red.check(ms, rng=np.random.default_rng(ctx.seed))
+        ev = {"reduction": chk.to_dict(), "doc": red.doc,
+              "theorem": f"flip-flop is not in C-RASP (THEORY.md section 4); C-RASP is closed "
+                         f"under inverse homomorphisms and quotients ({YV})"}
+        if not chk.ok:
+            return RuleSkip(f"the flip-flop reduction failed its check: {chk.counterexample}", ev)
+        return self.prediction(
+            family, Verdict.HARD, Basis.REDUCTION, Status.PROVEN, ev,
+            f"flip-flop (last set-letter is s1; not in C-RASP) maps to {family} (k=1) by a "
+            f"projection checked on all {sum(c.checked for c in chk.by_n)} words of length "
+            f"{ms[0]}..{ms[-1]}; C-RASP's closure under inverse homomorphisms and quotients "
+            f"would put flip-flop in C-RASP")
