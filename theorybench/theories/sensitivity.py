@@ -113,10 +113,10 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
         if distribution == "task" or size > exact_limit:
             method = "monte_carlo"
         elif df.binary and df.valid is None:
-            method = "fwht"
+            method = "fwht?"  # FWHT if the output turns out Boolean, else enumeration
         else:
             method = "exact"
-    if method in ("exact", "fwht"):
+    if method in ("exact", "fwht", "fwht?"):
         if distribution == "task":
             raise TheoryError(
                 f"method {method!r} is exact only under the uniform distribution; use "
@@ -126,7 +126,7 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
                 f"{df.task.name} at length {df.length} has {size:,} inputs, more than the "
                 f"exact limit {exact_limit:,}; use method='monte_carlo' (CLI: --method "
                 f"monte_carlo or auto, with --samples S) or a smaller n")
-        res = _exact(df, variant, fourier=(method == "fwht"))
+        res = _exact(df, variant, fourier={"exact": False, "fwht": True}.get(method, None))
     else:
         res = _monte_carlo(df, distribution, samples, rng or np.random.default_rng(0),
                            confidence, variant)
@@ -266,7 +266,7 @@ def _evaluate_space(df: DecisionFunction):
     return values, ok, radices, strides
 
 
-def _exact(df: DecisionFunction, variant: str, fourier: bool) -> SensitivityResult:
+def _exact(df: DecisionFunction, variant: str, fourier: bool | None) -> SensitivityResult:
     values, ok, radices, strides = _evaluate_space(df)
     size = len(values)
     s = np.zeros(size, dtype=np.float64)
@@ -310,6 +310,9 @@ def _exact(df: DecisionFunction, variant: str, fourier: bool) -> SensitivityResu
         s = s[ok]
     value = float(s.mean())
     method = "exact"
+    if fourier is None:  # auto: Fourier only for a two-valued output
+        low = values.min()
+        fourier = bool(np.all((values == low) | (values == values.max())))
     if fourier:
         if ok is not None or not df.binary:
             raise TheoryError("the FWHT method needs binary inputs and no domain restriction; "
