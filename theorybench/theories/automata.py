@@ -280,6 +280,57 @@ def aperiodicity(dfa: DFA, limit: int = MONOID_LIMIT,
     return False, wit
 
 
+def quasi_aperiodicity(dfa: DFA, limit: int = MONOID_LIMIT) -> tuple[bool, dict[str, Any]]:
+    """Is the morphism Sigma* -> transition monoid quasi-aperiodic?  With P_t the image of
+    the words of length t and s the least s >= 1 with P_s = P_2s (then P_s is a
+    semigroup), it is quasi-aperiodic iff P_s contains no non-trivial group.  A regular
+    language is in AC0 iff its syntactic morphism is quasi-aperiodic (Barrington, Compton,
+    Straubing & Therien 1992); it is then FO[<, MOD]-definable.  Returns (answer, info)
+    with s and, when not, a word of length divisible by s whose element cycles."""
+    mon = transition_monoid(dfa, limit)
+    index = {row.tobytes(): e for e, row in enumerate(mon.elements)}
+    right = np.array([[index[dfa.delta[row, a].tobytes()] for a in range(dfa.k)]
+                      for row in mon.elements], dtype=np.int64)
+    layers: list[dict[int, tuple[int, ...]]] = [{0: ()}]
+    seen_sets: list[frozenset] = [frozenset({0})]
+    stable = None
+    for t in range(1, 4 * mon.size + 4):
+        nxt: dict[int, tuple[int, ...]] = {}
+        for e, w in layers[-1].items():
+            for a in range(dfa.k):
+                nxt.setdefault(int(right[e, a]), w + (a,))
+        layers.append(nxt)
+        seen_sets.append(frozenset(nxt))
+        half = t // 2
+        if t % 2 == 0 and half >= 1 and seen_sets[half] == seen_sets[t]:
+            stable = half
+            break
+    if stable is None:
+        raise ResourceLimitError("the length images P_t did not stabilise within the step "
+                                 "limit; analyse a smaller automaton")
+    elems = sorted(layers[stable])
+    on_cycle = _cycle_entry(mon.elements[elems])
+    stepped = np.take_along_axis(mon.elements[elems], on_cycle, axis=1)
+    bad = np.flatnonzero((stepped != on_cycle).any(axis=1))
+    info: dict[str, Any] = {"stability_index": stable, "image_size": len(elems),
+                            "monoid_size": mon.size}
+    if len(bad) == 0:
+        return True, info
+    e = elems[int(bad[0])]
+    m = mon.elements[e]
+    col = int(np.flatnonzero(stepped[bad[0]] != on_cycle[bad[0]])[0])
+    state = int(on_cycle[bad[0], col])
+    cycle = [state]
+    while int(m[cycle[-1]]) != state:
+        cycle.append(int(m[cycle[-1]]))
+    info.update(word=dfa.spell(layers[stable][e]), state=state, cycle=cycle,
+                access=dfa.spell(dfa.access_words()[state]), explanation=(
+                    f"words of length {stable} include w = {dfa.spell(layers[stable][e])}, "
+                    f"which cycles through {len(cycle)} states from state {state}: a "
+                    f"non-trivial group among the images of words of length {stable}"))
+    return False, info
+
+
 # ---- Myhill-Nerode learning ------------------------------------------------------------
 
 def _rows(view: LanguageView, plen: int, slen: int) -> tuple[np.ndarray, np.ndarray]:
@@ -435,22 +486,25 @@ def learn_view(view: LanguageView, learn_len: int | None = None,
 
 
 @functools.lru_cache(maxsize=128)
-def _learn_cached(family: str, params_key: tuple, learn_len, check_len) -> LearnResult:
-    return learn_view(language_view(family, dict(params_key)), learn_len, check_len)
+def _learn_cached(family: str, params_key: tuple, learn_len, check_len, undefined: str,
+                  domain: bool) -> LearnResult:
+    view = language_view(family, dict(params_key), undefined)
+    if domain:
+        view = domain_view(view)
+    return learn_view(view, learn_len, check_len)
 
 
 def learn_dfa(family: str, params: dict[str, Any] | None = None, learn_len: int | None = None,
-              check_len: int | None = None) -> LearnResult:
-    """Learn and check the minimal automaton of ``family``'s language view (cached)."""
+              check_len: int | None = None, undefined: str = "reject",
+              domain: bool = False) -> LearnResult:
+    """Learn and check the minimal automaton of ``family``'s language view (cached per
+    process).  ``undefined`` is the language view's convention for lengths where the
+    family is undefined; ``domain=True`` learns the automaton of the input domain (valid
+    words at defined lengths) instead."""
     key = tuple(sorted((params or {}).items()))
-    return _learn_cached(family, key, learn_len, check_len)
-
-
-def domain_result(view: LanguageView, check_len: int) -> LearnResult:
-    """Learn the automaton of the family's input domain (valid words)."""
-    return learn_view(domain_view(view), None, check_len)
+    return _learn_cached(family, key, learn_len, check_len, undefined, domain)
 
 
 __all__ = ["DFA", "Monoid", "LearnResult", "MONOID_LIMIT", "from_table", "transition_monoid",
-           "aperiodicity", "residual_counts", "residual_growth", "hypothesis", "check_dfa",
-           "learn_view", "learn_dfa", "domain_result"]
+           "aperiodicity", "quasi_aperiodicity", "residual_counts", "residual_growth", "hypothesis", "check_dfa",
+           "learn_view", "learn_dfa"]

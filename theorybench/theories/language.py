@@ -179,10 +179,11 @@ class LanguageView:
         return " ".join(self.alphabet[int(a)] for a in word) or "(empty word)"
 
     def __hash__(self) -> int:
-        return hash((self.family, tuple(sorted(self.params.items())), self.undefined))
+        return hash((type(self).__name__, self.family, tuple(sorted(self.params.items())),
+                     self.undefined))
 
     def __eq__(self, other) -> bool:
-        return (isinstance(other, LanguageView) and self.family == other.family
+        return (type(other) is type(self) and self.family == other.family
                 and self.params == other.params and self.undefined == other.undefined)
 
 

@@ -1,0 +1,276 @@
+"""The Star-free theory: masked hard attention = B-RASP = LTL = FO[<] = star-free languages.
+
+Two matrix columns:
+
+* ``star_free`` - B-RASP without position information.  Yang, Chiang & Angluin
+  ("Masked hard-attention transformers recognize exactly the star-free languages",
+  NeurIPS 2024, arXiv 2310.13897) show that masked hard-attention transformers with strict
+  masking and no position embeddings, B-RASP and LTL define the same languages; by Kamp
+  (1968) LTL = FO[<], by McNaughton & Papert (1971) FO[<] = star-free, and by
+  Schutzenberger (1965) a regular language is star-free iff its syntactic monoid is
+  aperiodic.
+* ``star_free_pos`` - B-RASP[pos]: scores may also compare positions (``j == i - 1``,
+  ``j == 3``, ``i % 2 == 0``, ``tokpos``; see ``brasp.interp``).  Yang et al. extend the
+  characterisation to position embeddings (numerical predicates on positions, section on
+  position embeddings - check the theorem number).  Position comparisons are numerical
+  predicates, so a B-RASP[pos] program defines an FO[Arb] language, i.e. a language in
+  non-uniform AC0; a regular language is in AC0 iff its syntactic morphism is
+  quasi-aperiodic (Barrington, Compton, Straubing & Therien 1992), and then it is
+  FO[<, MOD]-definable.  Non-regularity is *not* a lower bound here (numerical predicates
+  recognise non-regular languages), so that rule is skipped for this column.
+
+Rules (DESIGN.md order).  Construction: a library program verified against the task at
+every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
+inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Easy; the
+minimal automaton of the language view (``theories.language``), learned from residuals and
+checked on all words up to the check bound, is aperiodic -> Easy.  Lower bound: that
+automaton's transition monoid contains a group (witness word and state cycle; for [pos]: a
+group among the images of words of the stable length) -> Hard; residual classes grow with
+the length bound -> Hard (plain column only).  Lower bounds need the family's input domain
+(valid words at defined lengths) to be star-free (regular for the growth rule), since the
+view marks other words with a separate output; otherwise the rule says so and skips.
+Families whose alphabet grows with n (index family, graphs) are not languages: only the
+construction rule can fire.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, ClassVar
+
+from .. import tasks
+from ..errors import ResourceLimitError, TaskParameterError, TheoryError
+from .automata import aperiodicity, learn_dfa, quasi_aperiodicity
+from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, register_theory, rule
+from .brasp import ast as A
+from .brasp.check import check_on_task
+from .brasp.programs import for_task
+from .language import is_language
+
+SOURCE = ("Yang, Chiang & Angluin, Masked hard-attention transformers recognize exactly the "
+          "star-free languages, NeurIPS 2024 (arXiv 2310.13897)")
+SCHUTZENBERGER = "Schutzenberger 1965 (star-free iff aperiodic syntactic monoid)"
+BCST = ("Barrington, Compton, Straubing & Therien 1992 (regular languages in AC0 = "
+        "quasi-aperiodic syntactic morphism)")
+
+
+@functools.lru_cache(maxsize=256)
+def _verified_program(family: str, positional: bool, max_n: int, seed: int) -> dict[str, Any]:
+    cls = tasks.family(family)
+    ns = [n for n in cls.analysis_ns if n <= max_n] or list(cls.analysis_ns[:2])
+    rows, texts, name = [], set(), None
+    for n in ns:
+        try:
+            task = tasks.get(family, n=n)
+        except TaskParameterError:
+            continue
+        got = for_task(task, positional)
+        if got is None:
+            kind = "B-RASP[pos]" if positional else "plain B-RASP"
+            return {"skip": f"the library has no {kind} program for {family}"}
+        name, prog = got
+        info, bad = check_on_task(prog, task, samples=2000, seed=seed)
+        if bad is not None:
+            return {"skip": f"library program {name} fails at n={n}: {bad}", "counterexample": bad}
+        texts.add(A.to_text(prog))
+        rows.append({**info, "depth": A.depth(prog), **A.size(prog)})
+    if not rows:
+        return {"skip": f"{family} could not be built at any n <= {max_n}"}
+    return {"program": name, "text": sorted(texts)[0], "by_n": rows,
+            "constant": len(texts) == 1, "positions": A.uses_positions(prog)}
+
+
+@functools.lru_cache(maxsize=256)
+def _language(family: str) -> tuple[bool, str]:
+    return is_language(family)
+
+
+class _StarFreeBase(Theory):
+    positional: ClassVar[bool] = False
+    sources = (SOURCE, SCHUTZENBERGER, "McNaughton & Papert 1971 (star-free = FO[<])",
+               "Kamp 1968 (LTL = FO[<])")
+
+    # ---- shared steps -----------------------------------------------------------------
+    def _learn(self, family: str, ctx: Context, undefined: str = "reject"):
+        ok, why = _language(family)
+        if not ok:
+            return None, RuleSkip(f"not a language: {why}; the automaton rules do not apply")
+        check = ctx.options.get("check_len")
+        res = learn_dfa(family, check_len=int(check) if check else None, undefined=undefined)
+        return res, None
+
+    def _domain_ok(self, family: str, ctx: Context, need: str):
+        """None if the input domain is star-free/quasi-aperiodic/regular (``need``), else
+        a RuleSkip saying why the lower bound cannot be applied."""
+        check = ctx.options.get("check_len")
+        dom = learn_dfa(family, check_len=int(check) if check else None, undefined="invalid",
+                        domain=True)
+        if dom.status != "regular":
+            return RuleSkip(f"the input domain of {family} (valid words at defined lengths) "
+                            f"is not shown regular ({dom.reason}); a lower bound on the "
+                            f"extended language would not transfer to the task")
+        if need == "star-free" and not aperiodicity(dom.dfa)[0]:
+            return RuleSkip(f"the input domain of {family} is not star-free, so the "
+                            f"extended language's monoid says nothing about the task")
+        if need == "quasi-aperiodic" and not quasi_aperiodicity(dom.dfa)[0]:
+            return RuleSkip(f"the input domain of {family} is not quasi-aperiodic")
+        return None
+
+    def _automaton_evidence(self, res) -> dict[str, Any]:
+        ev = {"learned": res.to_dict()}
+        if res.dfa is not None and res.dfa.size <= 40:
+            ev["automaton"] = res.dfa.to_dict()
+        return ev
+
+    # ---- rules --------------------------------------------------------------------------
+    @rule("verified B-RASP program", Basis.CONSTRUCTION)
+    def r_program(self, family: str, ctx: Context):
+        """A library program, verified against the task at every analysis n, with size and
+        depth independent of n (Yang et al. 2024: B-RASP programs compile to masked
+        hard-attention transformers)."""
+        got = _verified_program(family, self.positional, ctx.max_n, ctx.seed)
+        if "skip" in got:
+            return RuleSkip(got["skip"], {k: v for k, v in got.items() if k != "skip"})
+        if not got["constant"]:
+            return RuleSkip("the library program changes with n", got)
+        last = got["by_n"][-1]
+        ext = (" It reads query tokens with tokpos (our B-RASP[pos] extension for "
+               "alphabets that name positions, see brasp.interp)." if "tokpos" in got["text"]
+               else "")
+        return self.prediction(
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, got,
+            f"the {'B-RASP[pos]' if self.positional else 'B-RASP'} program {got['program']} "
+            f"({last['operations']} operations, depth {last['depth']}, the same for every n) "
+            f"agrees with the reference at n = {[r['n'] for r in got['by_n']]} "
+            f"(exhaustively where marked in the evidence).{ext}")
+
+    @rule("aperiodic minimal automaton", Basis.CONSTRUCTION)
+    def r_aperiodic(self, family: str, ctx: Context):
+        """Minimal DFA learned and checked; aperiodic transition monoid -> star-free
+        (Schutzenberger 1965) -> B-RASP (Yang et al. 2024)."""
+        res, skip = self._learn(family, ctx)
+        if skip:
+            return skip
+        if res.status != "regular":
+            return RuleSkip(f"no automaton: {res.reason}", {"learned": res.to_dict()})
+        try:
+            aper, wit = aperiodicity(res.dfa, int(ctx.options.get("monoid_limit", 20000)))
+        except ResourceLimitError as exc:
+            return RuleSkip(str(exc))
+        if not aper:
+            return RuleSkip("the minimal automaton is not aperiodic", {"witness": wit})
+        ev = self._automaton_evidence(res)
+        ev["theorem"] = SCHUTZENBERGER
+        return self.prediction(
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev,
+            f"the minimal automaton ({res.dfa.size} states, checked on all words up to length "
+            f"{res.check_len}) has an aperiodic transition monoid, so the language is "
+            f"star-free and a B-RASP program exists (Schutzenberger; Yang et al. 2024)")
+
+    @rule("group in the syntactic monoid", Basis.LOWER_BOUND)
+    def r_group(self, family: str, ctx: Context):
+        """Non-aperiodic minimal DFA: not star-free, so no B-RASP program / masked
+        hard-attention transformer without positions (Schutzenberger; Yang et al.)."""
+        res, skip = self._learn(family, ctx, undefined="invalid")
+        if skip:
+            return skip
+        if res.status != "regular":
+            return RuleSkip(f"no automaton: {res.reason}")
+        aper, wit = aperiodicity(res.dfa, int(ctx.options.get("monoid_limit", 20000)))
+        if aper:
+            return RuleSkip("the minimal automaton is aperiodic")
+        dom = self._domain_ok(family, ctx, "star-free")
+        if dom:
+            return dom
+        ev = {**self._automaton_evidence(res), "witness": wit, "theorem": SCHUTZENBERGER}
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
+            f"the minimal automaton ({res.dfa.size} states) is not aperiodic: "
+            f"{wit['explanation']}; the language is not star-free, so no masked hard-attention "
+            f"transformer without positions recognizes it")
+
+    @rule("residual classes grow", Basis.LOWER_BOUND)
+    def r_nonregular(self, family: str, ctx: Context):
+        """Residual (Myhill-Nerode) classes growing with the bound: not regular, hence not
+        star-free."""
+        res, skip = self._learn(family, ctx, undefined="invalid")
+        if skip:
+            return skip
+        if res.status != "nonregular":
+            return RuleSkip(f"residual classes do not show non-regularity ({res.status})")
+        dom = self._domain_ok(family, ctx, "regular")
+        if dom:
+            return dom
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONJECTURED,
+            {"learned": res.to_dict(), "theorem": "Myhill-Nerode"},
+            f"{res.reason}; a non-regular language is not star-free (extrapolated from the "
+            f"residual counts up to the bound)")
+
+
+@register_theory
+class StarFree(_StarFreeBase):
+    name = "star_free"
+    title = "Star-free (masked hard attention, B-RASP, no positions)"
+    assumptions = ("unique hard attention", "strict future/past masking",
+                   "no position embeddings", "finite alphabet; accept at the last position")
+
+
+@register_theory
+class StarFreePos(_StarFreeBase):
+    name = "star_free_pos"
+    title = "Star-free with positions (B-RASP[pos])"
+    positional = True
+    assumptions = ("unique hard attention", "strict masking",
+                   "position predicates in scores (B-RASP[pos]); tokpos for query tokens",
+                   "accept at the last position")
+    sources = _StarFreeBase.sources + (BCST,)
+
+    @rule("quasi-aperiodic minimal automaton", Basis.CONSTRUCTION)
+    def r_quasi(self, family: str, ctx: Context):
+        """Quasi-aperiodic syntactic morphism -> FO[<, MOD] (Barrington et al. 1992),
+        expressible with modular position predicates (Yang et al. 2024, check)."""
+        res, skip = self._learn(family, ctx)
+        if skip:
+            return skip
+        if res.status != "regular":
+            return RuleSkip(f"no automaton: {res.reason}")
+        ok, info = quasi_aperiodicity(res.dfa)
+        if not ok:
+            return RuleSkip("the syntactic morphism is not quasi-aperiodic", {"witness": info})
+        return self.prediction(
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN,
+            {**self._automaton_evidence(res), "quasi_aperiodicity": info, "theorem": BCST},
+            f"the minimal automaton ({res.dfa.size} states) has a quasi-aperiodic morphism "
+            f"(stability index {info['stability_index']}): FO[<, MOD]-definable, hence "
+            f"B-RASP with modular position predicates")
+
+    def r_group(self, family: str, ctx: Context):  # replaced by the quasi-aperiodic test
+        return RuleSkip("with positions a group alone is no lower bound ((aa)* needs only "
+                        "i % 2); see 'not quasi-aperiodic'")
+
+    @rule("not quasi-aperiodic", Basis.LOWER_BOUND)
+    def r_not_quasi(self, family: str, ctx: Context):
+        """A group among the images of words of the stable length: the regular language is
+        not in AC0 (Barrington et al. 1992), while B-RASP[pos] programs (numerical
+        predicates) define FO[Arb] languages, which are in non-uniform AC0."""
+        res, skip = self._learn(family, ctx, undefined="invalid")
+        if skip:
+            return skip
+        if res.status != "regular":
+            return RuleSkip(f"no automaton: {res.reason}")
+        ok, info = quasi_aperiodicity(res.dfa)
+        if ok:
+            return RuleSkip("the syntactic morphism is quasi-aperiodic")
+        dom = self._domain_ok(family, ctx, "quasi-aperiodic")
+        if dom:
+            return dom
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN,
+            {**self._automaton_evidence(res), "witness": info, "theorem": BCST},
+            f"{info['explanation']}: the language is not in AC0, and B-RASP[pos] programs "
+            f"only define AC0 languages")
+
+    def r_nonregular(self, family: str, ctx: Context):
+        return RuleSkip("non-regularity is no lower bound with positions: numerical "
+                        "predicates recognize non-regular languages (e.g. a^m b^m)")
