@@ -71,17 +71,17 @@ class _ToAst(Transformer):
         return A.And(c[0], c[1], self._pos(meta))
 
     def compare(self, meta, c):
-        return A.Compare(str(c[1]), c[0], c[2], (self.line_no, c[1].column))
+        return A.Compare(str(c[1]), c[0], c[2], self._pos(meta))
 
     def add(self, meta, c):
-        return A.Add(c[0], c[2], (self.line_no, c[1].column))
+        return A.Add(c[0], c[2], self._pos(meta))
 
     def sub(self, meta, c):
-        return A.Sub(c[0], c[2], (self.line_no, c[1].column))
+        return A.Sub(c[0], c[2], self._pos(meta))
 
     def mul(self, meta, c):
         left, star, right = c
-        pos = (self.line_no, star.column)
+        pos = self._pos(meta)
         if isinstance(left, A.IntConst):
             return A.Scale(left.value, right, pos)
         if isinstance(right, A.IntConst):
