@@ -65,7 +65,37 @@ class Encoding:
         tokens = np.asarray(tokens)
         if tokens.ndim != 2 or tokens.shape[1] != self.length:
             raise CircuitError(f"tokens must have shape (batch, {self.length}), got {tokens.shape}")
-        return (tokens[:, self.pos] == self.tok[None, :]).astype(np.uint8)
+        out = np.zeros((len(tokens), self.n_bits), dtype=np.uint8)
+        for positions, starts, lut in self._plan():
+            if lut is None:  # binary positions: one bit, the second choice
+                out[:, starts] = tokens[:, positions] == self.tok[starts][None, :]
+                continue
+            t = tokens[:, positions]
+            rank = lut[np.clip(t, 0, len(lut) - 1)]
+            rank[(t < 0) | (t >= len(lut))] = -1
+            rows, cols = np.nonzero(rank >= 0)
+            out[rows, starts[cols] + rank[rows, cols]] = 1
+        return out
+
+    def _plan(self):
+        """Groups of positions sharing one choice tuple: (positions, bit starts, lut)."""
+        plan = getattr(self, "_plan_cache", None)
+        if plan is None:
+            starts = self._starts()
+            groups: dict[tuple[int, ...], list[int]] = {}
+            for i, ch in enumerate(self.choices):
+                if len(ch) > 1:
+                    groups.setdefault(ch if len(ch) > 2 else (), []).append(i)
+            plan = []
+            for ch, pos in groups.items():
+                pos_a = np.array(pos, dtype=np.int64)
+                lut = None
+                if ch:
+                    lut = np.full(max(ch) + 1, -1, dtype=np.int64)
+                    lut[list(ch)] = np.arange(len(ch))
+                plan.append((pos_a, starts[pos_a], lut))
+            self._plan_cache = plan
+        return plan
 
     def circuit(self, name: str = "") -> Circuit:
         return Circuit(self.n_bits, name=name, input_names=self.names)
@@ -78,10 +108,14 @@ class Encoding:
             return c.const(0)
         if len(ch) == 1:
             return c.const(1)
-        start = int(self._starts()[i])
         if len(ch) == 2:
+            start = int(self._starts()[i])
             return c.input(start) if token == ch[1] else c.not_(c.input(start))
-        return c.input(start + ch.index(token))
+        bitmap = getattr(self, "_bitmap", None)
+        if bitmap is None:
+            bitmap = self._bitmap = {(int(p), int(t)): j for j, (p, t)
+                                     in enumerate(zip(self.pos.tolist(), self.tok.tolist()))}
+        return c.input(bitmap[(i, token)])
 
     def _starts(self) -> np.ndarray:
         st = getattr(self, "_start_cache", None)

@@ -114,11 +114,10 @@ def pack_bits(x: np.ndarray) -> tuple[np.ndarray, int]:
     if x.ndim != 2:
         raise CircuitError(f"inputs must be a 2-d (batch, n_inputs) array, got shape {x.shape}")
     batch = x.shape[0]
-    by = np.packbits(x.T.astype(bool), axis=1, bitorder="little")
     words = -(-batch // 64)
-    buf = np.zeros((x.shape[1], words * 8), dtype=np.uint8)
-    buf[:, : by.shape[1]] = by
-    return buf.view(np.uint64), batch
+    xt = np.zeros((x.shape[1], words * 64), dtype=bool)
+    xt[:, :batch] = x.T
+    return np.packbits(xt, axis=1, bitorder="little").view(np.uint64), batch
 
 
 def unpack_bits(words: np.ndarray, batch: int) -> np.ndarray:

@@ -211,7 +211,11 @@ class Circuit:
 
     # ---- measures -------------------------------------------------------------------
     def live(self) -> list[bool]:
-        """Which nodes some output depends on."""
+        """Which nodes some output depends on (cached until the circuit changes)."""
+        key = (len(self.kinds), tuple(self.outputs))
+        cached = getattr(self, "_live_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
         alive = [False] * len(self.kinds)
         stack = list(self.outputs)
         while stack:
@@ -219,6 +223,7 @@ class Circuit:
             if not alive[v]:
                 alive[v] = True
                 stack.extend(self.args[v])
+        self._live_cache = (key, alive)
         return alive
 
     def _depths(self, count_not: bool) -> list[int]:

@@ -86,6 +86,8 @@ def verify(b: Built, rng: np.random.Generator | None = None, exhaustive_limit: i
            samples: int = 1000) -> Check:
     """Check ``b.circuit`` against the reference of ``b.df``; returns the count of errors."""
     rng = rng or np.random.default_rng(0)
+    # wide encodings (one-hot over many tokens) get fewer samples: rows x bits <= 2^23
+    samples = max(200, min(samples, (1 << 23) // max(1, b.encoding.n_bits)))
     x, exhaustive = check_inputs(b.df, rng, exhaustive_limit, samples)
     want = np.asarray(b.df.evaluate(x), dtype=np.int64)
     got = decode(b.circuit, evaluate(b.circuit, b.encoding.encode(x)))

@@ -1,0 +1,126 @@
+"""The rule bodies shared by the AC0 and TC0 theories (construction, sensitivity, reduction).
+
+Each function returns a :class:`~theorybench.theories.base.Prediction` or a
+:class:`~theorybench.theories.base.RuleSkip`; the theory classes in ``theories/ac0.py``
+and ``theories/tc0.py`` only choose which to run, in DESIGN.md order.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from ... import tasks
+from ..base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
+from ..growth import classify_growth
+from .hardness import checked
+from .theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
+from .verify import construction_table
+
+#: Boppana rule: the fitted exponent c of as(m) ~ m^c must be at least this.
+MIN_EXPONENT = 0.3
+#: Largest number of free input bits the exact sensitivity is computed for.
+MAX_SENS_BITS = 18
+
+
+def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
+    """A builder whose circuits are verified for every n tried, with bounded depth and
+    polynomial size -> Easy (proven: the construction is the certificate)."""
+    res = construction_table(family, basis, seed=ctx.seed)
+    if res is None:
+        return RuleSkip(f"no {'AND/OR/NOT' if basis == 'ac0' else 'threshold or AND/OR/NOT'} "
+                        f"circuit builder for {family}")
+    ev: dict[str, Any] = {"construction": res.to_dict()}
+    if not res.verified:
+        bad = next(ch for ch in res.checks if ch.errors)
+        return RuleSkip(f"the {res.builder.basis} builder for {family} disagrees with the task "
+                        f"at n={bad.n} ({bad.errors} of {bad.checked} inputs)", ev)
+    if len(res.checks) < 3:
+        return RuleSkip(f"only {len(res.checks)} sizes could be built; need 3 to fit growth", ev)
+    if not res.constant_depth:
+        return RuleSkip(f"depth grows ({res.depth_fit.formula})", ev)
+    if not res.polynomial_size:
+        return RuleSkip(f"size grows {res.size_fit.kind} ({res.size_fit.formula})", ev)
+    last = res.checks[-1]
+    exh = [ch.n for ch in res.checks if ch.exhaustive]
+    if basis == "tc0" and res.builder.basis == "ac0":
+        ev["theorem"] = AC0_IN_TC0.to_dict()
+    expl = (f"{res.builder.description}: verified against the task reference for n in "
+            f"{[ch.n for ch in res.checks]} (exhaustively up to n={max(exh) if exh else 'none'}, "
+            f"on samples beyond); depth stays {last.depth} and size grows as "
+            f"{res.size_fit.formula} ({res.size_fit.kind}), so the family is in "
+            f"{basis.upper()}")
+    return theory.prediction(family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev, expl)
+
+
+@functools.lru_cache(maxsize=64)
+def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...], str] | str:
+    from ..sensitivity import average_sensitivity  # written by the sensitivity module's owner
+
+    ms, values = [], []
+    why = ""
+    for n in tasks.family(family).analysis_ns:
+        try:
+            df = tasks.get(family, n=n).decision_view()[0]
+        except Exception as exc:  # noqa: BLE001 - an n the family rejects
+            why = str(exc)
+            continue
+        if df.valid is not None or any(len(c) > 2 for c in df.choices):
+            return (f"{family}'s input space is not {{0,1}}^m (positions with more than two "
+                    f"choices or a domain restriction), where Boppana's bound is stated")
+        m = sum(1 for c in df.choices if len(c) == 2)
+        if m > MAX_SENS_BITS:
+            break
+        if ms and m <= ms[-1]:
+            continue
+        res = average_sensitivity(df, distribution="uniform", method="auto")
+        ms.append(m)
+        values.append(float(res.value))
+    if len(ms) < 3:
+        return f"fewer than three sizes with at most {MAX_SENS_BITS} free bits {why}".strip()
+    return tuple(ms), tuple(values), "uniform"
+
+
+def boppana_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSkip:
+    """Average sensitivity growing like m^c (c >= MIN_EXPONENT) in the number m of input
+    bits -> not in AC0 (Boppana 1997: depth-d size-s circuits have average sensitivity
+    O((log s)^(d-1)), polylogarithmic for polynomial size and constant depth)."""
+    series = _sensitivity_series(family)
+    if isinstance(series, str):
+        return RuleSkip(series)
+    ms, values, dist = series
+    fit = classify_growth(list(ms), list(values))
+    ev = {"input_bits": list(ms), "average_sensitivity": list(values), "distribution": dist,
+          "growth": fit.to_dict(), "theorem": BOPPANA.to_dict(), "min_exponent": MIN_EXPONENT}
+    if not (fit.kind in ("poly", "exponential") and (fit.exponent or 0) >= MIN_EXPONENT
+            and values[-1] > values[0]):
+        return RuleSkip(f"average sensitivity grows as {fit.formula} ({fit.kind}), not like "
+                        f"m^c with c >= {MIN_EXPONENT}", ev)
+    expl = (f"exact average sensitivity under the uniform distribution grows as {fit.formula} "
+            f"over m = {list(ms)} input bits; a constant-depth polynomial-size AND/OR/NOT "
+            f"family has polylog(m) average sensitivity (Boppana 1997), so none computes "
+            f"{family}")
+    return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev, expl)
+
+
+def reduction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
+    """A projection from a problem with a known lower bound, verified by running it."""
+    results = checked(family, basis, ctx.seed)
+    if not results:
+        return RuleSkip(f"no projection to {family} from a problem with a known "
+                        f"{basis.upper()} lower bound is in the catalogue")
+    failed = []
+    for known, red, chk in results:
+        if not chk.ok:
+            failed.append({"reduction": red.name, "check": chk.to_dict()})
+            continue
+        thm = known.ac0 if basis == "ac0" else known.tc0
+        ev = {"reduction": red.name, "source": known.problem.name, "check": chk.to_dict(),
+              "theorem": thm.to_dict(), "closure": PROJECTION_CLOSURE.to_dict()}
+        status = Status.CONDITIONAL if thm.conditional else Status.PROVEN
+        cond = f", conditional on {thm.condition}" if thm.conditional else ""
+        expl = (f"{red.name} is a projection, checked on {chk.to_dict()['checked']} instances "
+                f"(n = {[c.n for c in chk.by_n]}); {thm.name} ({thm.source.split(';')[0]}), so "
+                f"{family} is not in {basis.upper()}{cond}")
+        return theory.prediction(family, Verdict.HARD, Basis.REDUCTION, status, ev, expl)
+    return RuleSkip(f"every candidate reduction to {family} failed its check", {"failed": failed})

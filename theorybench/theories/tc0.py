@@ -1,0 +1,52 @@
+"""The TC0 theory (THEORY.md section 3): softmax / average-hard attention and TC0.
+
+Model: constant-depth, polynomial-size circuits of unbounded fan-in AND/OR/NOT and
+MAJORITY/THRESHOLD gates. Log-precision softmax transformers are in uniform TC0 (Merrill
+& Sabharwal, TACL 2023); average-hard attention and polynomial-precision softmax are in
+DLOGTIME-uniform TC0 (Chiang, TMLR 2025).
+
+Rules, in DESIGN.md order:
+
+1. ``verified TC0 circuit family`` (construction): a threshold (or AND/OR/NOT) builder,
+   verified and measured as for AC0 -> Easy, proven.
+2. ``projection from a complete problem`` (reduction): no unconditional TC0 lower bound is
+   known for any problem in the suite, so hardness is only conditional: a verified
+   projection from directed s-t reachability (NL-complete under first-order reductions)
+   or undirected s-t connectivity (L-complete; Reingold 2008) -> Hard, *conditional* on
+   TC0 != NL resp. TC0 != L. The completeness theorem is attached to the source problem
+   (:mod:`.circuits.theorems`); the projection is checked by running it.
+
+Families with neither a builder nor a checked reduction stay Unknown.
+"""
+
+from __future__ import annotations
+
+from .base import Basis, Context, Theory, register_theory, rule
+from .circuits.rules import construction_rule, reduction_rule
+
+
+@register_theory
+class TC0(Theory):
+    name = "tc0"
+    title = "TC0 (softmax / average-hard attention)"
+    assumptions = (
+        "log-precision softmax or average-hard attention (Merrill & Sabharwal 2023; Chiang 2025)",
+        "fixed model size; input length n grows",
+        "tokens read as bits: one bit per binary position, one-hot for larger alphabets",
+    )
+    sources = (
+        "Merrill & Sabharwal, 'The parallelism tradeoff', TACL 2023",
+        "Chiang, 'Transformers in uniform TC0', TMLR 2025",
+        "Reingold, 'Undirected connectivity in log-space', JACM 2008",
+        "Immerman, 'Descriptive Complexity', Springer 1999 (first-order completeness)",
+    )
+
+    @rule("verified TC0 circuit family", Basis.CONSTRUCTION)
+    def construction(self, family: str, ctx: Context):
+        """Threshold or AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
+        return construction_rule(self, family, "tc0", ctx)
+
+    @rule("projection from a complete problem", Basis.REDUCTION)
+    def reduction(self, family: str, ctx: Context):
+        """Checked projection from an NL- or L-complete problem -> Hard, conditional."""
+        return reduction_rule(self, family, "tc0", ctx)
