@@ -451,11 +451,12 @@ def learn_view(view: LanguageView, learn_len: int | None = None,
     check_len = min(top, 16) if check_len is None else check_len
     learn_len = max(2, check_len - 2) if learn_len is None else learn_len
     if learn_len > check_len:
-        raise TheoryError(f"learn_len={learn_len} exceeds check_len={check_len}: the check "
-                          f"bound must be at least the learning bound")
+        raise TheoryError(f"learning bound {learn_len} exceeds the check bound {check_len}: "
+                          f"the check bound must be at least the learning bound")
     if check_len > top:
-        raise TheoryError(f"check_len={check_len} needs {view.k}^{check_len} words of one "
-                          f"length, above the limit; use check_len <= {top}")
+        raise TheoryError(f"the check bound {check_len} (check_len, --n) needs {view.k}^"
+                          f"{check_len} words of one length, above the limit; use a bound "
+                          f"of at most {top}")
     ms = list(range(1, max(3, check_len // 2) + 1))
     counts, fit = residual_growth(view, ms)
     growth = {"m": ms, "classes": counts, "fit": fit.to_dict()}

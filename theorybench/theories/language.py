@@ -58,15 +58,26 @@ def _probe_ns(family: str) -> list[int]:
 def is_language(family: str, params: dict[str, Any] | None = None) -> tuple[bool, str]:
     """(True, "") when the family's alphabet is the same for every n, else (False, why)."""
     params = dict(params or {})
+    cls = tasks.family(family)
+    unknown = sorted(set(params) - {p.name for p in cls.params})
+    if "n" in params or unknown:
+        raise TaskParameterError(
+            f"parameter(s) {', '.join(unknown or ['n'])} cannot be set for the language view of "
+            f"{family} (n is the word length); its parameters are: "
+            f"{', '.join(p.describe() for p in cls.params if p.name != 'n')}")
     seen: dict[int, tuple[str, ...]] = {}
+    errors: list[TaskParameterError] = []
     for n in _probe_ns(family):
         try:
             seen[n] = _vocab_letters(tasks.get(family, n=n, **params))
-        except TaskParameterError:
+        except TaskParameterError as exc:
+            errors.append(exc)
             continue
         if len(seen) >= 3:
             break
     if len(seen) < 2:
+        if errors:
+            raise errors[-1]
         return False, f"could not build {family} at two lengths to compare its alphabet"
     alphabets = set(seen.values())
     if len(alphabets) > 1:

@@ -30,8 +30,11 @@ def text_table(trace: Trace, row: int = 0) -> str:
         mark = " *" if s.name == out_name else ""
         lines.append(f"{s.name:<{lw}}  " + " ".join(f"{'1' if v else '.':>{w}}" for v in vals)
                      + mark)
-    verdict = "accept" if trace.accept()[row] else "reject"
-    lines.append(f"{verdict} (output {out_name} at position {n})")
+    if trace.program.multi:
+        lines.append(f"answer {trace.classify()[row]} (first listed output true at position {n})")
+    else:
+        verdict = "accept" if trace.accept()[row] else "reject"
+        lines.append(f"{verdict} (output {out_name} at position {n})")
     return "\n".join(lines)
 
 
@@ -45,7 +48,8 @@ def html_page(trace: Trace, rows=None) -> str:
     for r in rows:
         toks = _tokens(trace, r)
         n = len(toks)
-        verdict = "accept" if trace.accept()[r] else "reject"
+        verdict = (f"answer {trace.classify()[r]}" if trace.program.multi
+                   else ("accept" if trace.accept()[r] else "reject"))
         parts.append(f"<h3>input {r + 1}: {html.escape(' '.join(toks))} &rarr; {verdict}</h3>")
         parts.append("<table><tr><th>position</th>"
                      + "".join(f"<th>{k}</th>" for k in range(1, n + 1)) + "</tr>")

@@ -1,0 +1,63 @@
+"""`theorybench automaton TASK --n N`: the learned minimal automaton of a task's language.
+
+Prints its size, whether its transition monoid is aperiodic (star-free) and, if not, a
+word w and a state whose cycle under w proves it; for a non-regular language, the growth
+of residual classes.  N is the check bound: the automaton is learned from words up to
+length N - 2 and checked against the reference on all words up to length N.
+"""
+
+from __future__ import annotations
+
+from ..errors import TaskParameterError
+from ..theories import automata
+from ..theories.language import language_view
+from .common import parse_params
+
+
+def register(sub) -> None:
+    p = sub.add_parser("automaton", help="learn a task's minimal DFA; aperiodic or not")
+    p.add_argument("task", help="task family (its alphabet must not grow with n)")
+    p.add_argument("--n", type=int, default=None,
+                   help="check bound: all words up to this length (default: the largest "
+                        "feasible, at most 16)")
+    p.add_argument("--param", action="append", metavar="K=V", help="task parameter")
+    p.add_argument("--monoid-limit", type=int, default=automata.MONOID_LIMIT,
+                   help=f"most transition-monoid elements to build (default "
+                        f"{automata.MONOID_LIMIT})")
+    p.add_argument("--table", action="store_true", help="print the transition table")
+    p.set_defaults(func=cmd_automaton)
+
+
+def cmd_automaton(args) -> int:
+    params = parse_params(args.param)
+    view = language_view(args.task, params)
+    if args.n is not None and args.n < 2:
+        raise TaskParameterError(f"--n {args.n}: use a check bound of at least 2")
+    res = automata.learn_view(view, None, args.n)
+    print(f"task {args.task}  alphabet {' '.join(view.alphabet)}  "
+          f"(learned from words up to length {res.learn_len}, checked up to {res.check_len})")
+    g = res.growth
+    print(f"residual classes by bound m: "
+          + ", ".join(f"m={m}: {c}" for m, c in zip(g["m"], g["classes"])))
+    if res.status != "regular":
+        print(f"{res.status.upper()}: {res.reason}")
+        return 0
+    dfa = res.dfa
+    print(f"minimal automaton: {dfa.size} states (checked on all words up to length "
+          f"{res.check_len})")
+    if args.table:
+        print(dfa.render())
+    aper, wit = automata.aperiodicity(dfa, args.monoid_limit, view=view)
+    if aper:
+        print("aperiodic: yes - every element m of the transition monoid has m^k = m^(k+1); "
+              "the language is star-free")
+        return 0
+    print("aperiodic: no - the transition monoid contains a group")
+    print(f"  word w = {wit['word']}")
+    print(f"  state {wit['state']} (reached by {wit['access']}) cycles under w through "
+          f"states {' -> '.join(map(str, wit['cycle']))} -> {wit['cycle'][0]} "
+          f"(period {wit['period']})")
+    print(f"  suffix z = {wit['suffix']} tells the cycle's states apart: outputs of "
+          f"u w^i z for i = 0, 1, ...: {wit['outputs_u_w^i_z']}"
+          + ("" if wit.get("reference_agrees", True) else " (reference disagrees!)"))
+    return 0

@@ -1,0 +1,152 @@
+"""`theorybench brasp run|check|lint|list`: run, check and lint B-RASP programs.
+
+PROGRAM is a ``.br`` file or the name of a library program (see `theorybench brasp list`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError, ProgramError, TaskParameterError
+from ..theories.brasp import ast as A
+from ..theories.brasp import check as C
+from ..theories.brasp import interp, parser, programs, trace, validate
+from .common import parse_params, print_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser("brasp", help="run, check and lint B-RASP programs (Star-free theory)")
+    cs = p.add_subparsers(dest="brasp_command", metavar="SUBCOMMAND")
+
+    r = cs.add_parser("run", help="run a program on inputs (argument or one per stdin line)")
+    r.add_argument("program", help="a .br file or a library program name")
+    r.add_argument("input", nargs="?", default=None,
+                   help='space-separated tokens, e.g. "1 1 0"; omit to read stdin')
+    r.add_argument("--trace", metavar="FILE", help="write a trace (.txt or .html)")
+    r.set_defaults(func=cmd_run)
+
+    c = cs.add_parser("check", help="check a program against a task on all inputs up to N")
+    c.add_argument("program", help="a .br file or a library program name")
+    c.add_argument("--task", required=True, help="task family")
+    c.add_argument("--max-n", type=int, default=10,
+                   help="check every n <= N (all inputs where at most 2^16, else samples), "
+                        "then samples at 2N (default 10)")
+    c.add_argument("--param", action="append", metavar="K=V", help="task parameter")
+    c.add_argument("--samples", type=int, default=2000, help="samples per sampled n")
+    c.add_argument("--seed", type=int, default=0)
+    c.set_defaults(func=cmd_check)
+
+    lint = cs.add_parser("lint", help="print every problem of a program with line:column")
+    lint.add_argument("program", help="a .br file or a library program name")
+    lint.add_argument("--plain", action="store_true",
+                      help="require plain B-RASP (no position comparisons)")
+    lint.set_defaults(func=cmd_lint)
+
+    ls = cs.add_parser("list", help="list the library programs")
+    ls.set_defaults(func=cmd_list)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _inputs(args) -> list[list[str]]:
+    if args.input is not None:
+        lines = [args.input]
+    else:
+        lines = [ln.strip() for ln in sys.stdin.read().splitlines()]
+        lines = [ln for ln in lines if ln and not ln.startswith("//")]
+    if not lines:
+        raise ConfigError("no input: give the tokens as an argument or one input per stdin line")
+    return [ln.split() for ln in lines]
+
+
+def cmd_run(args) -> int:
+    program = programs.load_program(args.program)
+    words = _inputs(args)
+    result = interp.run(program, words)
+    answers = result.classify()
+    accepts = result.accept()
+    for w, acc, ans in zip(words, accepts, answers):
+        verdict = ans if program.multi else ("accept" if acc else "reject")
+        print(f"{verdict}\t{' '.join(w)}")
+    if args.trace:
+        path = Path(args.trace)
+        if path.suffix.lower() in (".html", ".htm"):
+            body = trace.html_page(result)
+        elif path.suffix.lower() == ".txt":
+            body = "\n\n".join(trace.text_table(result, r) for r in range(len(words))) + "\n"
+        else:
+            raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
+        try:
+            path.write_text(body, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
+        print(f"trace written to {path}", file=sys.stderr)
+    return 0
+
+
+def cmd_check(args) -> int:
+    params = parse_params(args.param)
+    program = programs.load_program(args.program)
+    if args.max_n < 1:
+        raise TaskParameterError(f"--max-n {args.max_n}: use a positive length")
+    report = C.check_program(program, args.task, params, max_n=args.max_n,
+                             samples=args.samples, seed=args.seed)
+    if report.ok:
+        try:  # beyond the bound: samples at 2N
+            more = C.check_program(program, args.task, params, ns=[2 * args.max_n],
+                                   enum_limit=0, samples=args.samples, seed=args.seed)
+            report.checked += more.checked
+            report.ok, report.counterexample = more.ok, more.counterexample
+        except TaskParameterError:
+            pass
+    for rec in report.checked:
+        how = "all" if rec["exhaustive"] else "sampled"
+        print(f"n={rec['n']:<4} {rec['inputs']:>7} inputs ({how})")
+    s = A.size(program)
+    kind = "B-RASP[pos]" if A.uses_positions(program) else "B-RASP"
+    print(f"program: {kind}, {s['operations']} operations ({s['attention']} attention), "
+          f"depth {A.depth(program)}")
+    if report.counterexample:
+        c = report.counterexample
+        print(f"COUNTER-EXAMPLE at n={c['n']}: \"{c['input']}\" expected {c['expected']}, "
+              f"program gives {c['program']}")
+        return 1
+    print(f"OK: the program decides {args.task} on every checked input")
+    return 0
+
+
+def cmd_lint(args) -> int:
+    lib = programs.library()
+    path = Path(args.program)
+    if args.program in lib and not path.exists():
+        text, name = lib[args.program].text, f"library:{args.program}"
+    else:
+        try:
+            text, name = path.read_text(encoding="utf-8"), str(path)
+        except OSError as exc:
+            raise ProgramError([validate.ProgramProblem(
+                f"cannot read the program file: {exc.strerror}")], str(path)) from None
+    program, probs = parser.parse_lines(text)
+    if not probs:
+        probs = validate.problems(program, positional=not args.plain)
+    if probs:
+        raise ProgramError(probs, name)
+    s = A.size(program)
+    kind = "B-RASP[pos]" if A.uses_positions(program) else "B-RASP"
+    out = (", ".join(f"{lab}:{n}" for lab, n in program.classes) + f", else {program.otherwise}"
+           if program.multi else program.output_name)
+    print(f"{name}: OK ({kind}, {s['operations']} operations, {s['attention']} attention, "
+          f"depth {A.depth(program)}, output {out})")
+    return 0
+
+
+def cmd_list(args) -> int:
+    rows = []
+    for name, e in programs.library().items():
+        prog = e.program
+        req = " ".join(f"{k}={v}" for k, v in e.requires) or "-"
+        kind = "pos" if A.uses_positions(prog) else "plain"
+        rows.append((name, e.family, req, kind, A.size(prog)["operations"], A.depth(prog),
+                     e.description[:60]))
+    print_table(rows, ("program", "task", "requires", "kind", "ops", "depth", "description"))
+    return 0
