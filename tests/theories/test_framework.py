@@ -216,11 +216,21 @@ def test_sensitivity_unknown_when_nothing_can_be_computed(monkeypatch):
     assert "need 3" in p.explanation and "cannot" in p.explanation
 
 
-def test_sensitivity_in_between_is_unknown(monkeypatch):
-    # a synthetic profile with slope 0.85: neither rule may fire
-    prof = {"values": [], "skipped": [], "local_exponent": 0.85,
-            "min_ratio_larger_half": 0.5, "larger_half_ns": [8, 10],
-            "fit": {"kind": "poly", "formula": "~ n^0.85"}}
+@pytest.mark.parametrize("slope,lo,hi,ratio,verdict", [
+    (0.85, 0.85, 0.85, 0.5, Verdict.UNKNOWN),   # between the thresholds
+    (0.5, 0.3, 0.9, 0.5, Verdict.UNKNOWN),      # sublinear slope, but the CIs allow 0.9
+    (1.0, 0.8, 1.2, 0.5, Verdict.UNKNOWN),      # linear slope, but the CIs allow 0.8
+    (1.0, 0.95, 1.05, 0.05, Verdict.UNKNOWN),   # slope 1 but as/n below the floor
+    (1.0, 0.95, 1.05, 0.5, Verdict.HARD),
+    (0.5, 0.45, 0.55, 0.5, Verdict.EASY),
+])
+def test_sensitivity_thresholds_on_synthetic_profiles(monkeypatch, slope, lo, hi, ratio,
+                                                       verdict):
+    prof = {"values": [], "skipped": [], "local_exponent": slope,
+            "local_exponent_range": [lo, hi], "min_ratio_larger_half": ratio,
+            "larger_half_ns": [8, 10], "fit": {"kind": "poly", "formula": "~ n^c"}}
     monkeypatch.setattr(st, "sensitivity_profile", lambda family, ctx=None: dict(prof))
     p = st.Sensitivity().predict("parity")
-    assert p.verdict == Verdict.UNKNOWN and "0.850" in p.explanation
+    assert p.verdict == verdict
+    if verdict == Verdict.UNKNOWN:
+        assert f"{slope:.3f}" in p.explanation
