@@ -46,14 +46,21 @@ def test_precedence(text, tree):
     assert parse_expr(A.expr_text(tree)) == tree
 
 
-def test_public_examples_parse():
-    count3 = ('b_before_c = #("b" && (#"c" == 0)) == #"b"\n'
-              'a_before_bc = #("a" && (#("b" || "c") == 0)) == #"a"\n'
-              'same = (#"a" == #"b") && (#"b" == #"c") && (#"c" == #"a")\n'
-              'count3 = b_before_c && a_before_bc && same\n')
-    prog = parse(count3)
-    run = crasp.run(prog, ["a a b b c c", "a b c c", "a b a b c c", ""])
+def test_public_syntax_features():
+    """Features used by the public interpreter's .cr files: #"x" without a space, #(...)
+    nesting, parenthesised comparisons, #import of pred/predK aliases, NAME-1."""
+    anbn = ('// a^n b^n\n'
+            'no_a_after_b = #("a" && (#"b" > 0)) == 0\n'
+            'equal = (#"a" == #"b")\n'
+            'anbn = no_a_after_b && equal\n')
+    prog = parse(anbn)
+    run = crasp.run(prog, ["a a b b", "a b a b", "a b b", ""])
     assert run.accept.tolist() == [True, False, False, True]
+    shifted = parse('#import pred\n#import pred2\nn_tok = #true\n'
+                    'two_back_a = (#[pred2] "a") == 1\n'
+                    'out = two_back_a && (#[pred] "b" == 1) && n_tok-1 >= 2\n')
+    run = crasp.run(shifted, ["a b", "a c b", "a b b", "b a b"], alphabet="abc", accept="last")
+    assert run.accept.tolist() == [False, False, True, False]
     assert parse(DYCK).output == "D"
 
 

@@ -1,0 +1,72 @@
+"""`theorybench crasp run|check|lint|list` end to end (in process)."""
+
+import io
+
+from theorybench.cli.main import main
+
+
+def _run(argv, capsys, stdin=None, monkeypatch=None):
+    if stdin is not None:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_run_argument_and_trace(tmp_path, capsys):
+    trace = tmp_path / "t.html"
+    rc, out, err = _run(["crasp", "run", "majority", "1 0 1", "--trace", str(trace)], capsys)
+    assert rc == 0 and out.strip() == "accept\t1 0 1"
+    assert "<table>" in trace.read_text()
+    txt = tmp_path / "t.txt"
+    rc, out, _ = _run(["crasp", "run", "majority", "0 0 1", "--trace", str(txt)], capsys)
+    assert out.startswith("reject") and "*more_ones" in txt.read_text()
+
+
+def test_run_stdin_and_accept_modes(tmp_path, capsys, monkeypatch):
+    prog = tmp_path / "ends.cr"
+    prog.write_text('// alphabet: a b\nends_a = "a"\n')
+    rc, out, _ = _run(["crasp", "run", str(prog)], capsys, "b a\n// comment\na b\n\n",
+                      monkeypatch)
+    assert out.splitlines() == ["reject\tb a", "reject\ta b"]
+    rc, out, _ = _run(["crasp", "run", str(prog), "--accept", "last"], capsys, "b a\na b\n",
+                      monkeypatch)
+    assert out.splitlines() == ["accept\tb a", "reject\ta b"]
+
+
+def test_run_rejects_foreign_token(capsys):
+    rc, out, err = _run(["crasp", "run", "majority", "1 x 0"], capsys)
+    assert rc == 2 and "'x' is not in the program's alphabet" in err and "Traceback" not in err
+
+
+def test_check_ok_and_counterexample(tmp_path, capsys):
+    rc, out, _ = _run(["crasp", "check", "dyck_bounded1", "--task", "dyck_bounded",
+                       "--max-n", "8", "--param", "D=3"], capsys)
+    assert rc == 0 and "OK" in out and "all inputs up to n=8" in out
+    wrong = tmp_path / "w.cr"
+    wrong.write_text('ones = # "1"\nout = ones > 0\n')
+    rc, out, _ = _run(["crasp", "check", str(wrong), "--task", "all", "--max-n", "5"], capsys)
+    assert rc == 1 and 'COUNTER-EXAMPLE at n=2: "0 1" expected 0, program gives 1' in out
+
+
+def test_lint_reports_every_problem(tmp_path, capsys):
+    bad = tmp_path / "bad.cr"
+    bad.write_text('x = # y\ny = x > 0 && q\nz = x + true\n')
+    rc, out, err = _run(["crasp", "lint", str(bad)], capsys)
+    assert rc == 2
+    lines = [ln for ln in err.splitlines() if "bad.cr:" in ln]
+    assert [ln.split("bad.cr:")[1].split(":")[0:2] for ln in lines] == \
+        [["1", "1"], ["2", "14"], ["3", "1"], ["3", "9"]]
+    syntax = tmp_path / "syn.cr"
+    syntax.write_text('a = (1\nb = 2 +\n')
+    rc, _, err = _run(["crasp", "lint", str(syntax)], capsys)
+    assert rc == 2 and "syn.cr:1:7" in err and "syn.cr:2:8" in err
+    rc, out, _ = _run(["crasp", "lint", "majority"], capsys)
+    assert rc == 0 and "OK" in out
+
+
+def test_list_and_missing_file(capsys):
+    rc, out, _ = _run(["crasp", "list"], capsys)
+    assert rc == 0 and "dyck_bounded1" in out and "majority" in out
+    rc, _, err = _run(["crasp", "run", "no_such_program", "1"], capsys)
+    assert rc == 2 and "not a library program" in err

@@ -1,0 +1,157 @@
+"""The C-RASP library against the task references, and each rule of the crasp theory."""
+
+import numpy as np
+import pytest
+
+from theorybench import tasks
+from theorybench.theories.base import Basis, Context, RuleSkip, Verdict, check_json
+from theorybench.theories.crasp import ast as A
+from theorybench.theories.crasp import check_against_task, for_task, library, sparse_program
+from theorybench.theories.crasp.flipflop import (FLIP_FLOP_TO_KHOP, flip_flop_labels,
+                                                 flip_flop_oracle, to_khop)
+from theorybench.theories.crasp.parser import parse
+from theorybench.theories.crasp_theory import CRASPTheory, superlog_excess
+
+# (library program, task parameters, max n checked on all inputs)
+LIBRARY_CASES = [
+    ("all", {}, 12), ("any", {}, 12), ("majority", {}, 13),
+    ("sparse_all", {}, 12), ("sparse_any", {}, 12), ("sparse_parity", {}, 12),
+    ("sparse_all", {"positions": "2,5,6"}, 10), ("sparse_parity", {"positions": "1,4,7"}, 10),
+    ("dyck1", {"k": 1}, 12), ("dyck_bounded1", {}, 12), ("dyck_bounded1", {"D": 1}, 12),
+    ("dyck_bounded1", {"D": 4}, 12),
+]
+
+
+@pytest.mark.parametrize("name,params,max_n", LIBRARY_CASES)
+def test_library_program_decides_its_task(name, params, max_n):
+    entry = library()[name]
+    report = check_against_task(lambda t: entry.instantiate(t), entry.family, max_n, params,
+                                samples=500, rng=np.random.default_rng(1))
+    assert report.ok, report.counterexample
+    assert report.exhaustive_up_to >= max_n - 1
+    sizes = {tuple(sorted(s.items())) for s in report.sizes.values()}
+    assert len(sizes) == 1                       # the same program at every n
+
+
+def test_every_library_program_is_checked_above():
+    assert {c[0] for c in LIBRARY_CASES} == set(library())
+
+
+def test_library_program_agrees_with_task_oracle():
+    """Independent of task.label: the oracle (a different method) on sampled inputs."""
+    rng = np.random.default_rng(2)
+    for fam, params in [("majority", {"n": 21}), ("dyck_bounded", {"n": 20, "D": 3}),
+                        ("dyck", {"n": 20, "k": 1}), ("sparse_parity", {"n": 30})]:
+        task = tasks.get(fam, **params)
+        prog, _ = for_task(task)
+        from theorybench.theories.crasp import Interpreter
+        batch = task.sample(rng, 300)
+        got = Interpreter(prog, task.vocab).accepts(batch.tokens, task.vocab)
+        assert (got.astype(int) == task.oracle(batch.tokens)).all(), fam
+
+
+def test_generated_sparse_programs_for_other_k():
+    for k, pos in [(1, "3"), (2, "2,9"), (4, "1,2,5,8")]:
+        for fam in ("sparse_all", "sparse_any", "sparse_parity"):
+            rep = check_against_task(lambda t: for_task(t)[0], fam, 10,
+                                     {"k": k, "positions": pos}, samples=300)
+            assert rep.ok, (fam, k, rep.counterexample)
+
+
+def test_check_finds_counterexample():
+    wrong = parse('ones = # "1"\nout = ones > 0\n')  # "any" is not "all"
+    rep = check_against_task(wrong, "all", 6)
+    assert not rep.ok
+    assert rep.counterexample["n"] == 2 and rep.counterexample["expected"] == 0
+
+
+# ---- flip-flop reduction ------------------------------------------------------------
+
+def test_flip_flop_labels_against_oracle():
+    rng = np.random.default_rng(0)
+    w = rng.integers(0, 3, size=(500, 9))
+    assert flip_flop_labels(w).tolist() == [flip_flop_oracle(r) for r in w.tolist()]
+
+
+def test_flip_flop_image_by_hand():
+    # s1 r s0 r  ->  a b | a c | d c | a b | d c | a ; last set-letter s0 -> hop "b"
+    img = to_khop(np.array([[1, 2, 0, 2]]), 4)
+    assert img.tolist() == [[0, 1, 0, 2, 3, 2, 0, 1, 3, 2, 0]]
+    task = tasks.get("khop", n=11, k=1)
+    assert task.label(img)[0, -1] == task.index["b"]
+
+
+def test_flip_flop_reduction_checks_and_a_broken_map_fails():
+    chk = FLIP_FLOP_TO_KHOP.check([1, 2, 3, 4, 5])
+    assert chk.ok and chk.is_projection and chk.by_n[-1].exhaustive
+    from dataclasses import replace
+    broken = replace(FLIP_FLOP_TO_KHOP, label_map=lambda y: np.where(y == 1, 1, 2))
+    assert not broken.check([1, 2]).ok
+
+
+# ---- the rules ---------------------------------------------------------------------------
+
+THEORY = CRASPTheory()
+CTX = Context(max_n=10)
+
+
+@pytest.mark.parametrize("family", ["majority", "dyck_bounded", "sparse_parity"])
+def test_construction_rule_fires(family):
+    p = THEORY.verified_program(family, CTX)
+    assert not isinstance(p, RuleSkip) and p.verdict == Verdict.EASY
+    assert p.evidence["check"]["ok"] and p.evidence["size"]["counts"] >= 1
+    check_json(p.evidence)
+
+
+def test_construction_rule_skips_without_program():
+    assert isinstance(THEORY.verified_program("parity", CTX), RuleSkip)
+
+
+def test_aperiodicity_rule():
+    p = THEORY.non_aperiodic("parity", CTX)
+    assert p.verdict == Verdict.HARD and p.basis == Basis.LOWER_BOUND
+    assert p.evidence["witness"]["period"] == 2
+    check_json(p.evidence)
+    skip = THEORY.non_aperiodic("all", CTX)
+    assert isinstance(skip, RuleSkip) and "aperiodic" in skip.reason
+
+
+def test_communication_rule():
+    p = THEORY.communication("index", CTX)
+    assert p.verdict == Verdict.HARD
+    assert p.evidence["max_rows"] == [2 ** n for n in p.evidence["ns"]]  # Index: 2^n rows
+    lb = p.evidence["program_counts_lower_bound"]
+    assert lb[max(lb)] > lb[min(lb)]
+    check_json(p.evidence)
+    assert isinstance(THEORY.communication("majority", CTX), RuleSkip)
+    assert isinstance(THEORY.communication("khop", CTX), RuleSkip)
+
+
+def test_superlog_excess_on_closed_forms():
+    ns = list(range(4, 20, 2))
+    assert superlog_excess(ns, [float(n) for n in ns])["fires"]
+    assert not superlog_excess(ns, [np.log2(n + 1) * 3 for n in ns])["fires"]
+    assert not superlog_excess(ns[:3], [1.0, 2.0, 3.0])["fires"]
+
+
+def test_reduction_rule():
+    p = THEORY.from_flip_flop("khop", CTX)
+    assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION
+    assert p.evidence["reduction"]["ok"]
+    check_json(p.evidence)
+    assert isinstance(THEORY.from_flip_flop("majority", CTX), RuleSkip)
+
+
+def test_predict_all_families():
+    verdicts = {f: THEORY.predict(f, CTX).verdict for f in tasks.families()}
+    for f in ("all", "any", "majority", "sparse_all", "dyck_bounded"):
+        assert verdicts[f] == Verdict.EASY
+    for f in ("parity", "index", "khop", "dyck"):
+        assert verdicts[f] == Verdict.HARD
+
+
+def test_library_programs_use_no_positional_predicates():
+    for entry in library().values():
+        assert entry.program.imports == []
+        assert A.size(entry.program)["counts"] <= 4
+    assert sparse_program("all", (1, 2)).imports == []
