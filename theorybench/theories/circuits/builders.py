@@ -51,7 +51,7 @@ class Built:
 
 
 _BUILDERS: dict[str, list[Builder]] = {}
-_MODULES = ("families_basic", "families_structured")
+_MODULES = ("families_basic", "families_structured", "families_dyck")
 _loaded = False
 
 

@@ -17,7 +17,7 @@ The reductions (all verified by the rules before they are used):
   b_i-b_(i+1), bit i = 1 the crossing edges a_i-b_(i+1), b_i-a_(i+1); the graph is two
   disjoint paths and b_m is reachable from a_0 iff the parity is odd. Two edge tokens per
   bit, each a function of that bit only.
-* majority -> dyck (one bracket type): for n odd, the word
+* majority -> dyck (using one bracket type, for any k): for n odd, the word
   "("^n  s(x)  ")"^(n+1)  "("^(2n+1)  s'(x)  ")"^(2n), with s(x_i) = "(" if x_i = 1 else
   ")" and s' the opposite map. It is always balanced; its lowest prefix height is
   2 * sum(x) - n - 1 (reached just before the "("-block), so it is a Dyck word iff
@@ -150,7 +150,7 @@ def majority_to_dyck_word(x: np.ndarray, n: int, open_id: int, close_id: int) ->
 
 def _majority_to_dyck():
     def target_params(n: int) -> dict[str, Any]:
-        return {"n": 8 * n + 2, "k": 1}
+        return {"n": 8 * n + 2}  # the family's default k: only type-0 brackets are used
 
     def fmap(x: np.ndarray, n: int) -> np.ndarray:
         task = tasks.get("dyck", **target_params(n))

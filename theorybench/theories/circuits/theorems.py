@@ -74,8 +74,12 @@ GAP_NL_COMPLETE = Theorem(
 
 UGAP_L_COMPLETE = Theorem(
     "undirected reachability is L-complete",
-    "s-t connectivity in undirected graphs is in L (Reingold) and L-hard under "
-    "first-order reductions (Cook, McKenzie); so if it is in TC0 then L is contained in TC0.",
-    "Reingold, 'Undirected connectivity in log-space', JACM 55(4) (2008); Cook, McKenzie, "
-    "'Problems complete for deterministic logarithmic space', J. Algorithms 8 (1987)",
+    "s-t connectivity in undirected graphs is in L (Reingold) and L-hard under first-order "
+    "reductions: reachability in directed graphs of out-degree <= 1 is L-complete under "
+    "first-order reductions (Immerman), and it reduces to undirected connectivity by "
+    "deleting t's out-edge (t's component is then a tree in which every edge points "
+    "towards t, so s is connected to t iff s reaches t). So if undirected connectivity "
+    "is in TC0 then L is contained in TC0.",
+    "Reingold, 'Undirected connectivity in log-space', JACM 55(4) (2008); Immerman, "
+    "Descriptive Complexity (Springer 1999), ch. 3",
     condition="TC0 != L")

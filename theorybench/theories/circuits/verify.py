@@ -25,7 +25,7 @@ from .evaluate import evaluate
 from .ir import Circuit
 
 #: Largest circuit (wires) grown to when extending n beyond the family's analysis_ns.
-WIRE_BUDGET = 400_000
+WIRE_BUDGET = 60_000
 EXTRA_NS = (16, 24, 32, 48, 64, 96, 128)
 
 
