@@ -1,0 +1,14 @@
+"""MPC (massively parallel computation) as an executable model (THEORY.md section 5).
+
+Sources: Sanford, Hsu, Telgarsky, "Transformers, parallel computation, and logarithmic
+depth", ICML 2024 (arXiv 2402.09268); Sanford et al., "Understanding transformer
+reasoning capabilities via graph algorithms", NeurIPS 2024 (arXiv 2405.18512).
+
+* :mod:`.simulator` - machines with memory s = ceil(c N^delta), rounds, limits enforced;
+* :mod:`.algorithms` - round-based algorithms per task family, checked against the task;
+* :mod:`.cycles` - the 1-cycle vs 2-cycles problem and reductions from it.
+"""
+
+from .simulator import MPC, Dist
+
+__all__ = ["MPC", "Dist"]

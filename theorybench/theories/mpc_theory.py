@@ -1,0 +1,127 @@
+"""Theory "mpc": massively parallel computation with sublinear memory (THEORY.md section 5).
+
+Sources: Sanford, Hsu, Telgarsky, "Transformers, parallel computation, and logarithmic
+depth", ICML 2024 (arXiv 2402.09268): an R-round MPC protocol with local memory
+s = O(N^delta) is simulated by a transformer of depth O(R), and conversely (their
+simulation theorems in both directions, with stated width and machine counts); Sanford
+et al., "Understanding transformer reasoning capabilities via graph algorithms", NeurIPS
+2024 (arXiv 2405.18512) for graph connectivity.
+
+Rules:
+
+1. construction - the family's algorithm (:mod:`.mpc.algorithms`) runs in the simulator
+   (:mod:`.mpc.simulator`, which enforces memory s = ceil(c N^delta) per machine and per
+   round) on sampled instances for growing n, matches the task's reference, and its
+   measured round count is bounded over n at the fixed delta -> Easy (constant depth).
+2. reduction - a checked reduction from 1-cycle vs 2-cycles (:mod:`.mpc.cycles`) ->
+   Hard, CONDITIONAL on the 1-vs-2-cycle conjecture (Ghaffari, Kuhn, Uitto, FOCS 2019):
+   Omega(log N) rounds, hence depth Omega(log N) for transformers of sublinear width.
+   Every MPC lower bound is conditional.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+from .. import tasks
+from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
+from .growth import classify_growth
+
+#: The n at which each family's algorithm is measured (valid sizes for the family).
+DEFAULT_NS = (16, 64, 256, 1024)
+GRAPH_NS = (8, 16, 32)
+
+
+def mpc_ns(family: str) -> list[int]:
+    if family in ("reach_directed", "reach_undirected"):
+        return list(GRAPH_NS)
+    if family == "majority":
+        return [n + 1 for n in DEFAULT_NS]
+    return list(DEFAULT_NS)
+
+
+@functools.lru_cache(maxsize=64)
+def rounds_by_n(family: str, delta: float, seed: int = 0, instances: int = 3) -> dict[int, Any]:
+    """{n: measure(...)} for the family's algorithm at ``delta`` (cached per process)."""
+    from .mpc.algorithms import ALGORITHMS, measure
+
+    if family not in ALGORITHMS:
+        return {}
+    rng = np.random.default_rng(seed)
+    return {n: measure(tasks.get(family, n=n), rng, delta, instances) for n in mpc_ns(family)}
+
+
+@register_theory
+class MpcTheory(Theory):
+    name = "mpc"
+    title = "MPC (massively parallel computation, sublinear memory)"
+    assumptions = ("machines with local memory s = O(N^delta), 0 < delta < 1; rounds of local "
+                   "computation and message exchange of at most s words per machine",
+                   "R rounds <-> transformer depth O(R) (Sanford, Hsu, Telgarsky 2024)",
+                   "Easy = rounds bounded in N at fixed delta (constant depth)")
+    sources = ("Sanford, Hsu, Telgarsky, 'Transformers, parallel computation, and logarithmic "
+               "depth', ICML 2024, arXiv 2402.09268",
+               "Sanford et al., 'Understanding transformer reasoning capabilities via graph "
+               "algorithms', NeurIPS 2024, arXiv 2405.18512",
+               "Ghaffari, Kuhn, Uitto, 'Conditional hardness results for massively parallel "
+               "computation from distributed lower bounds', FOCS 2019")
+
+    @rule("algorithm with bounded rounds", Basis.CONSTRUCTION)
+    def bounded_rounds(self, family: str, ctx: Context):
+        """The family's MPC algorithm is correct on instances and its rounds stay flat in n."""
+        delta = float(ctx.options.get("mpc_delta", 0.5))
+        by_n = rounds_by_n(family, delta, ctx.seed)
+        if not by_n:
+            return RuleSkip(f"no MPC algorithm for {family} in the library")
+        wrong = {n: r["wrong"] for n, r in by_n.items() if r["wrong"]}
+        if wrong:
+            return RuleSkip("the algorithm disagrees with the task reference", {"wrong": wrong})
+        ns = sorted(by_n)
+        rounds = [by_n[n]["rounds"] for n in ns]
+        fit = classify_growth(ns, rounds)
+        ev = {"delta": delta, "rounds_by_n": dict(zip(ns, rounds)),
+              "max_memory_by_n": {n: by_n[n]["max_memory"] for n in ns},
+              "s_by_n": {n: by_n[n]["s"] for n in ns}, "fit": fit.to_dict(),
+              "algorithm": _algorithm_name(family)}
+        if fit.bounded or len(set(rounds[-3:])) == 1:
+            return self.prediction(
+                family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev,
+                f"'{ev['algorithm']}' solves {family} in at most {max(rounds)} rounds with memory "
+                f"s = O(N^{delta}) at n={ns} (checked against the task): constant rounds, so "
+                f"constant transformer depth (Sanford, Hsu, Telgarsky 2024)")
+        return RuleSkip(f"the algorithm's rounds grow with n ({fit.formula})", ev)
+
+    @rule("checked reduction from 1-cycle vs 2-cycles", Basis.REDUCTION)
+    def cycles(self, family: str, ctx: Context):
+        """1-cycle vs 2-cycles reduces to the family -> Hard, conditional on the conjecture."""
+        if family not in ("reach_directed", "reach_undirected"):
+            return RuleSkip("no reduction from 1-cycle vs 2-cycles into this family is known here")
+        from .mpc.cycles import double_cover_reduction
+
+        red = double_cover_reduction(family)
+        chk = red.check([6, 10], samples=100, rng=np.random.default_rng(ctx.seed))
+        if not chk.ok:
+            return RuleSkip("the reduction failed its check", {"check": chk.to_dict()})
+        ev = {"reduction": red.name, "check": chk.to_dict(),
+              "conjecture": "1-cycle vs 2-cycles needs Omega(log N) MPC rounds at memory "
+                            "O(N^delta), delta < 1 (Ghaffari, Kuhn, Uitto 2019)"}
+        delta = float(ctx.options.get("mpc_delta", 0.5))
+        measured = rounds_by_n(family, delta, ctx.seed)
+        if measured:
+            ev["label_propagation_rounds_by_n"] = {n: r["rounds"] for n, r in measured.items()}
+        return self.prediction(
+            family, Verdict.HARD, Basis.REDUCTION, Status.CONDITIONAL, ev,
+            f"1-cycle vs 2-cycles reduces to {family} (bipartite double cover, checked on "
+            f"samples); conditional on the 1-vs-2-cycle conjecture it needs Omega(log N) rounds, "
+            f"so depth Omega(log N) (Sanford et al. 2024)")
+
+
+def _algorithm_name(family: str) -> str:
+    from .mpc.algorithms import ALGORITHMS
+    return ALGORITHMS[family][0]
+
+
+__all__ = ["MpcTheory", "rounds_by_n", "mpc_ns"]
