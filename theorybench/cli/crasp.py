@@ -112,11 +112,12 @@ def cmd_check(args) -> int:
 
 
 def cmd_lint(args) -> int:
-    program = crasp.load_program(args.program)  # syntax errors raise with every line
     alphabet = args.alphabet.split() if args.alphabet else None
-    probs = crasp.problems(program, alphabet)
+    text, name = crasp.program_text(args.program)
+    probs = crasp.lint(text, name, alphabet)
     if probs:
-        raise ProgramError(probs, program.source_name)
+        raise ProgramError(probs, name)
+    program = crasp.parse(text, name)
     s = crasp.size(program)
     print(f"{program.source_name}: OK ({s['definitions']} definitions, {s['counts']} counts, "
           f"depth {s['depth']}, output {program.output})")

@@ -178,7 +178,21 @@ def parse_line(text: str, line_no: int = 1):
 
 def parse(text: str, source_name: str = "<program>") -> A.Program:
     """Parse program text; raise :class:`ProgramError` listing every syntax problem."""
-    statements, problems, alphabet = [], [], None
+    program, problems, _ = parse_partial(text, source_name)
+    if problems:
+        raise ProgramError(problems, source_name)
+    return program
+
+
+_DEF_NAME = re.compile(r"^\s*([A-Za-z_][A-Za-z_0-9]*)\s*=")
+
+
+def parse_partial(text: str, source_name: str = "<program>"):
+    """(program of the lines that parse, syntax problems, names on lines that did not).
+
+    For linting: the valid lines can still be validated, and references to a name whose
+    definition line has a syntax error are not reported again as undefined."""
+    statements, problems, alphabet, broken = [], [], None, set()
     for line_no, line in enumerate(text.splitlines(), 1):
         m = _ALPHABET.match(line)
         if m:
@@ -188,12 +202,13 @@ def parse(text: str, source_name: str = "<program>") -> A.Program:
             stmt = parse_line(line, line_no)
         except ProgramError as err:
             problems.extend(err.problems)
+            m = _DEF_NAME.match(line)
+            if m:
+                broken.add(m.group(1))
             continue
         if stmt is not None:
             statements.append(stmt)
-    if problems:
-        raise ProgramError(problems, source_name)
-    return A.Program(tuple(statements), alphabet, source_name)
+    return A.Program(tuple(statements), alphabet, source_name), problems, broken
 
 
 def parse_expr(text: str) -> A.Expr:

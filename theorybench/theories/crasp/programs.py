@@ -106,6 +106,20 @@ def load_program(name_or_path: str) -> A.Program:
     return parse_file(path)
 
 
+def program_text(name_or_path: str) -> tuple[str, str]:
+    """(text, source name) of a library program or a ``.cr`` file (for linting)."""
+    lib = library()
+    if name_or_path in lib and not Path(name_or_path).exists():
+        return lib[name_or_path].text, f"library:{name_or_path}"
+    path = Path(name_or_path)
+    try:
+        return path.read_text(encoding="utf-8"), str(path)
+    except OSError as exc:
+        raise ProgramError([ProgramProblem(
+            f"cannot read program ({exc.strerror}); library programs: {', '.join(lib)}")],
+            name_or_path) from None
+
+
 def sparse_program(op: str, positions: tuple[int, ...]) -> A.Program:
     """The sparse_{all,any,parity} recipe for any hidden set (1-based ``positions``)."""
     b = A.Builder(alphabet=("0", "1"))

@@ -247,6 +247,28 @@ def analyse(program: A.Program, alphabet=None, require_bool_output: bool = True)
     return probs, Checked(program, types, order, preds)
 
 
+def lint(text: str, source_name: str = "<program>", alphabet=None) -> list[ProgramProblem]:
+    """Every syntax AND validation problem of program text, in line order.
+
+    Lines with syntax errors are left out of validation; references to names defined on
+    such lines are not reported again, nor is the output check when the last definition
+    line is among them."""
+    from .parser import parse_partial
+    program, syntax, broken = parse_partial(text, source_name)
+    found = list(syntax)
+    if program.definitions or not syntax:
+        last_broken = bool(syntax) and syntax[-1].line is not None and (
+            not program.definitions or (program.definitions[-1].pos or (0,))[0] < syntax[-1].line)
+        for p in analyse(program, alphabet, require_bool_output=not last_broken)[0]:
+            if any(p.message.startswith(f"{name} is not defined") for name in broken):
+                continue
+            if p.message.startswith("the program has no definitions") and syntax:
+                continue
+            found.append(p)
+    found.sort(key=lambda p: (p.line or 0, p.column or 0))
+    return found
+
+
 def problems(program: A.Program, alphabet=None, require_bool_output: bool = True):
     """Every problem of ``program`` (empty list if it is valid)."""
     return analyse(program, alphabet, require_bool_output)[0]
