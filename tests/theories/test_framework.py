@@ -234,3 +234,17 @@ def test_sensitivity_thresholds_on_synthetic_profiles(monkeypatch, slope, lo, hi
     assert p.verdict == verdict
     if verdict == Verdict.UNKNOWN:
         assert f"{slope:.3f}" in p.explanation
+
+
+def test_explain_text_renders_tables_from_evidence():
+    p = Prediction("toy", "parity", Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN,
+                   {"theorem": "T1", "source": "Someone 2024",
+                    "sizes": {"8": {"depth": 2, "size": 17}, "16": {"depth": 2, "size": 33}},
+                    "values": [{"n": 4, "value": 1.25}, {"n": 8, "value": 2.5}]},
+                   "because", rule="build", tried=[{"rule": "build", "basis": "construction",
+                                                    "outcome": "fired"}])
+    text = explain_text(p)
+    assert "Theorem: T1" in text and "Source: Someone 2024" in text
+    assert "key  depth  size" in text and "16   2      33" in text
+    assert "n  value" in text and "8  2.5" in text
+    assert "1. [construction] build: fired" in text

@@ -152,6 +152,12 @@ def _is_table(v: Any) -> bool:
     return isinstance(v, list) and len(v) > 0 and all(isinstance(r, dict) for r in v)
 
 
+def _is_keyed_table(v: Any) -> bool:
+    return (isinstance(v, dict) and len(v) > 1
+            and all(isinstance(r, dict) and r for r in v.values())
+            and all(not isinstance(x, (dict, list)) for r in v.values() for x in r.values()))
+
+
 def _table(rows: list[dict[str, Any]], indent: str) -> list[str]:
     cols: list[str] = []
     for r in rows:
@@ -175,6 +181,9 @@ def _render(ev: dict[str, Any], indent: str = "  ", depth: int = 0) -> list[str]
         if _is_table(v):
             lines.append(f"{indent}{k}:")
             lines += _table(v, indent + "  ")
+        elif _is_keyed_table(v):  # {n: {depth: .., size: ..}, ...}
+            lines.append(f"{indent}{k}:")
+            lines += _table([{"key": key, **row} for key, row in v.items()], indent + "  ")
         elif isinstance(v, dict) and v:
             if depth >= 2:
                 lines.append(f"{indent}{k}: {_fmt(v)}")
