@@ -102,25 +102,21 @@ class TaskData:
         if len(outputs) != 1:
             raise ConfigError(f"task {family} changes its output kind with n: {outputs}")
         self.output = outputs.pop()
-        vocab = [PAD_TOKEN]
-        labels: list[str] = []
+        index: dict[str, int] = {PAD_TOKEN: 0}
+        lindex: dict[str, int] = {}
         for task in self.tasks.values():
             extra = list(task.label_vocab) if self.output == "answer" else []
             for tok in list(task.vocab) + extra:
-                if tok not in vocab:
-                    vocab.append(tok)
+                index.setdefault(tok, len(index))
             for lab in task.label_vocab:
-                if lab not in labels:
-                    labels.append(lab)
-        self.vocab, self.label_vocab = tuple(vocab), tuple(labels)
-        index = {t: i for i, t in enumerate(vocab)}
-        lindex = {t: i for i, t in enumerate(labels)}
+                lindex.setdefault(lab, len(lindex))
+        self.vocab, self.label_vocab = tuple(index), tuple(lindex)
         self.token_map = {n: np.array([index[t] for t in task.vocab], dtype=np.int64)
                           for n, task in self.tasks.items()}
         self.label_map = {n: np.array([lindex[t] for t in task.label_vocab], dtype=np.int64)
                           for n, task in self.tasks.items()}
-        self.answer_map = {n: np.array([index[t] for t in task.label_vocab], dtype=np.int64)
-                           for n, task in self.tasks.items()}
+        self.answer_map = {n: np.array([index.get(t, 0) for t in task.label_vocab], dtype=np.int64)
+                           for n, task in self.tasks.items()}  # used by answer tasks only
 
     @property
     def ns(self) -> list[int]:

@@ -1,0 +1,99 @@
+"""`theorybench run`, `theorybench runs` and `theorybench export` (the empirical harness)."""
+
+from __future__ import annotations
+
+import sys
+
+from .common import print_json, print_table
+
+DEFAULT_DB = "theorybench-results.sqlite"
+
+
+def register(sub) -> None:
+    p = sub.add_parser("run", help="train transformers: an experiment line over a profile's grid")
+    p.add_argument("line", choices=("in-distribution", "length-generalization"),
+                   help="which experiment line")
+    p.add_argument("--tasks", nargs="+", metavar="TASK",
+                   help="task families (default: the profile's), parameters as khop:k=2")
+    p.add_argument("--profile", default="smoke", help="smoke (default), quick or paper")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
+    p.add_argument("--executor", default="inprocess", help="inprocess (default), pool or ray")
+    p.add_argument("--workers", type=int, default=1, help="parallel runs for pool / ray (default 1)")
+    p.add_argument("--seeds", nargs="+", type=int, metavar="SEED",
+                   help="seeds (default: the profile's)")
+    p.add_argument("--retry-failed", action="store_true", help="run failed runs again")
+    p.add_argument("--address", default=None, help="Ray cluster address (default: a local Ray)")
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
+    p.add_argument("--checkpoints", default=None, metavar="DIR",
+                   help="save each run's weights and config in DIR")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("runs", help="runs in a results store: counts by status and the failures")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
+    p.add_argument("--line", choices=("in-distribution", "length-generalization"), default=None)
+    p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("export", help="export a results store as CSV or JSON")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
+    p.add_argument("--format", choices=("csv", "json"), default="csv")
+    p.add_argument("--output", "-o", default=None, help="file to write (default: stdout)")
+    p.set_defaults(func=cmd_export)
+
+
+def _open(db):
+    from pathlib import Path
+
+    from ..errors import StoreError
+    from ..experiments.store import ResultsStore
+    if not Path(db).exists():
+        raise StoreError(f"results store {db} does not exist (run `theorybench run ...` first "
+                         f"or pass --db PATH)")
+    return ResultsStore(db)
+
+
+def cmd_run(args) -> int:
+    from ..experiments.sweep import run_sweep
+    summary = run_sweep(args.line, tasks=args.tasks, profile=args.profile, db=args.db,
+                        executor=args.executor, workers=args.workers, seeds=args.seeds,
+                        retry_failed=args.retry_failed, progress=True, address=args.address,
+                        device=args.device, checkpoint_dir=args.checkpoints)
+    if args.json:
+        print_json(summary)
+        return 0
+    print(f"{summary['line']} ({summary['profile']}) -> {summary['db']}: {summary['total']} runs; "
+          f"{summary['skipped_done']} already done, {summary['ran']} ran ({summary['done']} done, "
+          f"{summary['failed']} failed), {summary['skipped_failed']} failed earlier and skipped "
+          f"(use --retry-failed); {summary['wall_s']:.0f} s")
+    for f in summary["failures"]:
+        print(f"  failed {f['key']} {f['run']}: {f['error'].splitlines()[0]}")
+    return 0
+
+
+def cmd_runs(args) -> int:
+    line = args.line.replace("-", "_") if args.line else None
+    with _open(args.db) as store:
+        counts = store.counts(line)
+        print_table([(k, v) for k, v in counts.items()], ("status", "runs"))
+        failed = store.records(line=line, status="failed")
+        if failed:
+            print("\nfailures:")
+            for rec in failed:
+                s = rec.spec
+                where = f"n={s['n']}" if s.get("n") is not None else f"train<={s.get('train_max_len')}"
+                print(f"  {rec.key} {rec.line} {s['task']} {where} "
+                      f"{s['model']['size']}/{s['model']['encoding']} seed={s['seed']}: "
+                      f"{(rec.error or '').splitlines()[0] if rec.error else ''}")
+    return 0
+
+
+def cmd_export(args) -> int:
+    with _open(args.db) as store:
+        text = store.export(args.format)
+    if args.output:
+        with open(args.output, "w") as fh:
+            fh.write(text)
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,143 @@
+"""Executors: where the runs of a sweep execute. All call :func:`run_one` on a spec dict and
+hand ``(key, status, payload)`` back to the sweep, which alone writes the store (so a
+worker never holds the database, and a killed sweep loses only the runs in flight).
+
+* ``inprocess`` - one run after another in this process (default).
+* ``pool`` - a local process pool of ``workers`` processes (spawned), the machine's cores
+  divided among them as torch threads; at most ``workers`` runs are in flight.
+* ``ray`` - Ray tasks on a local instance or a cluster (``address``); needs the optional
+  extra ``pip install 'theorybench[ray]'``.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from typing import Callable, Iterable
+
+from ..errors import ConfigError, TheorybenchError
+
+EXECUTORS = ("inprocess", "pool", "ray")
+# callback(key, status, payload): status "running" (payload None), "done" (metrics dict)
+# or "failed" (error text).
+Callback = Callable[[str, str, object], None]
+
+
+def cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+def set_threads(threads: int) -> None:
+    import torch
+    torch.set_num_threads(max(1, int(threads)))
+
+
+def run_one(spec_dict: dict, device: str = "cpu", checkpoint_dir: str | None = None,
+            threads: int | None = None) -> tuple[str, object]:
+    """Run one spec; ("done", metrics) or ("failed", reason). Never raises for a run's
+    own failure (a diverged loss, an impossible configuration, a bug in a task)."""
+    from . import in_distribution, length_generalization
+    from .spec import RunSpec
+    from .trainer import RunFailed
+    if threads:
+        set_threads(threads)
+    try:
+        spec = RunSpec.from_dict(spec_dict)
+        line = in_distribution if spec.line == "in_distribution" else length_generalization
+        return "done", line.run(spec, device=device, progress=False,
+                                checkpoint_dir=checkpoint_dir)
+    except (RunFailed, TheorybenchError) as exc:
+        return "failed", f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # a bug: keep the last frames so it can be found
+        tail = "".join(traceback.format_exception(exc)[-3:]).strip()
+        return "failed", f"{type(exc).__name__}: {exc}\n{tail}"
+
+
+def _pool_init(threads: int) -> None:
+    set_threads(threads)
+
+
+def run_inprocess(specs: list[dict], callback: Callback, device="cpu", checkpoint_dir=None,
+                  threads=None, **_) -> None:
+    for spec in specs:
+        callback(spec["key"], "running", None)
+        status, payload = run_one(spec["spec"], device, checkpoint_dir, threads)
+        callback(spec["key"], status, payload)
+
+
+def run_pool(specs: list[dict], callback: Callback, workers: int = 2, device="cpu",
+             checkpoint_dir=None, threads=None, **_) -> None:
+    import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    threads = threads or max(1, cpu_count() // workers)
+    pending = list(specs)
+    with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
+                             initializer=_pool_init, initargs=(threads,)) as pool:
+        running = {}
+        while pending or running:
+            while pending and len(running) < workers:
+                item = pending.pop(0)
+                callback(item["key"], "running", None)
+                fut = pool.submit(run_one, item["spec"], device, checkpoint_dir, threads)
+                running[fut] = item["key"]
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                key = running.pop(fut)
+                try:
+                    status, payload = fut.result()
+                except Exception as exc:  # the worker process died
+                    status, payload = "failed", f"worker crashed: {type(exc).__name__}: {exc}"
+                callback(key, status, payload)
+
+
+def import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise ConfigError("the Ray executor needs Ray, which is not installed; install the "
+                          "extra with: pip install 'theorybench[ray]'") from None
+    return ray
+
+
+def run_ray(specs: list[dict], callback: Callback, workers: int = 2, device="cpu",
+            checkpoint_dir=None, threads=None, address: str | None = None, **_) -> None:
+    ray = import_ray()
+    started = False
+    if not ray.is_initialized():
+        kwargs = {"address": address} if address else {"num_cpus": workers}
+        ray.init(include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
+                 **kwargs)
+        started = True
+    try:
+        remote = ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)(run_one)
+        pending = list(specs)
+        running = {}
+        while pending or running:
+            while pending and len(running) < workers:
+                item = pending.pop(0)
+                callback(item["key"], "running", None)
+                ref = remote.remote(item["spec"], device, checkpoint_dir, threads or 1)
+                running[ref] = item["key"]
+            done, _ = ray.wait(list(running), num_returns=1)
+            for ref in done:
+                key = running.pop(ref)
+                try:
+                    status, payload = ray.get(ref)
+                except Exception as exc:  # the worker died
+                    status, payload = "failed", f"ray worker failed: {type(exc).__name__}: {exc}"
+                callback(key, status, payload)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def get_executor(name: str):
+    table = {"inprocess": run_inprocess, "pool": run_pool, "ray": run_ray}
+    if name not in table:
+        raise ConfigError(f"unknown executor {name!r}; executors: {', '.join(EXECUTORS)}")
+    if name == "ray":
+        import_ray()
+    return table[name]

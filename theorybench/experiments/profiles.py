@@ -1,0 +1,187 @@
+"""Sweep profiles (smoke, quick, paper): their exact settings, and the grid -> specs.
+
+``PROFILES[name]`` is a :class:`Profile`; :func:`profile_tasks` and :func:`profile_ns` give a
+profile's tasks and sizes, :func:`expand` the run specs of one line. Expected times were
+measured on the development machine (2 shared CPU cores, torch 2.13 CPU, 1-2 threads per run)
+where the text says "measured", and extrapolated from measured step times otherwise.
+
+smoke  - in-distribution: any, majority, parity, index at n = 8 and 16 (index: n = 8, 16);
+         length generalization: any and parity with nope / alibi / learned_offsets.
+         small model, 400 steps max, batch 64, lr 3e-3, eval every 50 on 256 fresh
+         instances, target 0.99, seed 0, online. Measured: about 4-5 minutes for both
+         lines together on 2 cores (see benchmarks/bench_training.py).
+quick  - every registered family at its first three train_ns; small model; 2000 steps
+         max; length generalization with nope, learned, rope, alibi. Estimated from step
+         times: 1-2 hours per line on 2 cores (many runs stop early at the target).
+paper  - every family at its train_ns extended by doubling up to n = 256; base model;
+         10000 steps max, lr 3e-4, eval every 250; fixed training sets 2^7 .. 2^14 besides
+         online; the full 27-configuration grid (small/base/large x 9 encodings) for length
+         generalization; seeds 0, 1, 2. Meant for a GPU or a cluster (Ray): on 2 CPU cores a
+         base-model step at length 64 takes about 0.15 s, i.e. weeks in total.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .. import tasks
+from ..errors import ConfigError, TaskParameterError
+from .model import SIZES
+from .positional import ENCODINGS
+from .spec import DEFAULT_BINS, LINES, RunSpec
+from .trainer import TrainingConfig
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    expected_time: str
+    in_tasks: tuple | None             # in-distribution task names (None = every family)
+    lg_tasks: tuple | None             # length-generalization task names (None = every one)
+    ns: dict = field(default_factory=dict)   # family -> explicit n list (in-distribution)
+    ns_count: int | None = 3           # else the first ns_count of the family's train_ns
+    max_n: int | None = None           # else train_ns extended by doubling up to max_n
+    in_size: str = "small"
+    in_encoding: str = "learned"
+    in_training: TrainingConfig = TrainingConfig()
+    train_sizes: tuple = ()            # fixed training-set sizes run besides online
+    lg_sizes: tuple = ("small",)
+    lg_encodings: tuple = ("nope",)
+    lg_training: TrainingConfig = TrainingConfig()
+    train_max_len: int = 32
+    eval_bins: tuple = DEFAULT_BINS
+    seeds: tuple = (0,)
+
+
+_SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=3e-3, warmup=40, eval_every=50,
+                              eval_count=256, target=0.99, final_eval_count=1024)
+_QUICK_TRAIN = TrainingConfig(steps=2000, batch_size=64, lr=1e-3, warmup=100, eval_every=100,
+                              eval_count=512, target=0.99, final_eval_count=2048)
+_PAPER_TRAIN = TrainingConfig(steps=10000, batch_size=64, lr=3e-4, warmup=500,
+                              eval_every=250, eval_count=1024, target=0.99,
+                              final_eval_count=4096)
+
+PROFILES: dict[str, Profile] = {
+    "smoke": Profile(
+        name="smoke", description="a few tasks, small model: checks the whole pipeline",
+        expected_time="about 4-5 minutes for both lines on 2 CPU cores (measured)",
+        in_tasks=("any", "majority", "parity", "index"), lg_tasks=("any", "parity"),
+        ns={"any": (8, 16), "majority": (7, 15), "parity": (8, 16), "index": (8, 16)},
+        in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
+        lg_training=_SMOKE_TRAIN),
+    "quick": Profile(
+        name="quick", description="every task, small model, a few n",
+        expected_time="1-2 hours per line on 2 CPU cores (estimated from step times)",
+        in_tasks=None, lg_tasks=None, ns_count=3, in_training=_QUICK_TRAIN,
+        lg_encodings=("nope", "learned", "rope", "alibi"), lg_training=_QUICK_TRAIN),
+    "paper": Profile(
+        name="paper", description="base model, n up to 256, the full 27-configuration grid",
+        expected_time="days on one GPU; use --executor ray on a cluster",
+        in_tasks=None, lg_tasks=None, ns_count=None, max_n=256, in_size="base",
+        in_training=_PAPER_TRAIN, train_sizes=tuple(2 ** k for k in range(7, 15)),
+        lg_sizes=tuple(SIZES), lg_encodings=tuple(ENCODINGS), lg_training=_PAPER_TRAIN,
+        seeds=(0, 1, 2)),
+}
+
+
+def get_profile(name: str) -> Profile:
+    if name not in PROFILES:
+        raise ConfigError(f"unknown profile {name!r}; known profiles: {', '.join(PROFILES)}")
+    return PROFILES[name]
+
+
+def parse_task(text: str) -> tuple[str, dict]:
+    """``"khop:k=2"`` -> ("khop", {"k": "2"}); checks the family exists."""
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    params = {}
+    for pair in filter(None, rest.split(",")):
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise ConfigError(f"task {text!r}: parameters are written NAME:K=V,K=V (e.g. khop:k=2)")
+        params[key.strip()] = value.strip()
+    families = tasks.families()
+    if name in families:
+        known = {p.name: p for p in families[name].params}
+        try:
+            params = {k: known[k].coerce(v) if k in known else v for k, v in params.items()}
+        except TaskParameterError as exc:
+            raise ConfigError(f"task {text!r}: {exc}") from None
+    if name not in families:
+        raise ConfigError(f"unknown task {name!r}; known tasks: {', '.join(families)}")
+    try:  # validate the parameter names and values now, at a size every family accepts
+        fam = families[name]
+        nparam = next(p for p in fam.params if p.name == "n")
+        fam(**{"n": nparam.default, **params})
+    except TaskParameterError as exc:
+        raise ConfigError(f"task {text!r}: {exc}") from None
+    return name, params
+
+
+def profile_tasks(profile: Profile | str, line: str, names: Sequence[str] | None = None):
+    """[(family, params), ...] of a line: ``names`` if given, else the profile's list."""
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    if names:
+        return [parse_task(t) for t in names]
+    chosen = profile.in_tasks if line == "in_distribution" else profile.lg_tasks
+    if chosen is None:
+        chosen = tuple(tasks.families())
+    return [parse_task(t) for t in chosen]
+
+
+def _valid(family: str, params: dict, n: int) -> bool:
+    try:
+        tasks.get(family, n=n, **params)
+        return True
+    except TaskParameterError:
+        return False
+
+
+def profile_ns(profile: Profile | str, family: str, params: dict | None = None) -> list[int]:
+    """The in-distribution sizes of ``family`` under ``profile``."""
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    params = params or {}
+    if family in profile.ns:
+        return list(profile.ns[family])
+    ns = list(tasks.family(family).train_ns)
+    if profile.max_n:
+        while ns and ns[-1] * 2 <= profile.max_n + 1:
+            nxt = ns[-1] * 2
+            nxt = next((m for m in (nxt, nxt + 1, nxt - 1) if _valid(family, params, m)), None)
+            if nxt is None or nxt > profile.max_n:
+                break
+            ns.append(nxt)
+    if profile.ns_count:
+        ns = ns[:profile.ns_count]
+    return [n for n in ns if _valid(family, params, n)]
+
+
+def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str] | None = None,
+           seeds: Sequence[int] | None = None) -> list[RunSpec]:
+    """Every run spec of ``line`` under ``profile`` (optionally other tasks / seeds)."""
+    if line not in LINES:
+        raise ConfigError(f"unknown experiment line {line!r}; lines: {', '.join(LINES)}")
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    seeds = tuple(seeds) if seeds else profile.seeds
+    specs = []
+    for family, params in profile_tasks(profile, line, task_names):
+        items = tuple(sorted(params.items()))
+        for seed in seeds:
+            if line == "in_distribution":
+                for n in profile_ns(profile, family, params):
+                    for size in (None,) + tuple(profile.train_sizes):
+                        specs.append(RunSpec(line, family, items, n=n, size=profile.in_size,
+                                             encoding=profile.in_encoding,
+                                             training=profile.in_training, seed=seed,
+                                             train_size=size))
+            else:
+                for size in profile.lg_sizes:
+                    for enc in profile.lg_encodings:
+                        specs.append(RunSpec(line, family, items,
+                                             train_max_len=profile.train_max_len,
+                                             eval_bins=profile.eval_bins, size=size,
+                                             encoding=enc, training=profile.lg_training,
+                                             seed=seed))
+    return specs
