@@ -1,0 +1,91 @@
+"""The star_free and star_free_pos theories: every rule exercised on families whose
+status is known."""
+
+import pytest
+
+from theorybench.theories.base import Basis, Context, Prediction, RuleSkip, Verdict, check_json
+from theorybench.theories.registry import theory
+from theorybench.theories.star_free import StarFree, StarFreePos
+
+CTX = Context(max_n=8)
+
+
+def test_registered_as_two_columns():
+    assert theory("star_free").name == "star_free"
+    assert theory("star_free_pos").name == "star_free_pos"
+
+
+def test_program_rule_all():
+    p = StarFree().predict("all", CTX)
+    assert p.verdict is Verdict.EASY and p.rule == "verified B-RASP program"
+    ev = p.evidence
+    assert ev["constant"] and all(r["depth"] == 1 for r in ev["by_n"])
+    assert any(r["exhaustive"] for r in ev["by_n"])
+    check_json(p.evidence)
+
+
+def test_aperiodic_automaton_rule_directly():
+    out = StarFree().r_aperiodic("any", CTX)
+    assert isinstance(out, Prediction) and out.verdict is Verdict.EASY
+    assert out.evidence["learned"]["dfa_states"] == 2
+    out = StarFree().r_aperiodic("parity", CTX)
+    assert isinstance(out, RuleSkip) and "not aperiodic" in out.reason
+
+
+def test_group_rule_parity():
+    p = StarFree().predict("parity", CTX)
+    assert p.verdict is Verdict.HARD and p.rule == "group in the syntactic monoid"
+    wit = p.evidence["witness"]
+    assert wit["word"] == "1" and wit["period"] == 2
+    check_json(p.evidence)
+
+
+def test_nonregular_rule_majority():
+    p = StarFree().predict("majority", CTX)
+    assert p.verdict is Verdict.HARD and p.rule == "residual classes grow"
+    assert p.basis is Basis.LOWER_BOUND
+    classes = p.evidence["learned"]["growth"]["classes"]
+    assert classes == sorted(classes) and classes[-1] > classes[0]
+
+
+def test_not_a_language_is_unknown_without_positions():
+    p = StarFree().predict("index", CTX)
+    assert p.verdict is Verdict.UNKNOWN
+    assert "grows with n" in p.explanation
+
+
+@pytest.mark.parametrize("family", ["index", "index_all", "index_parity", "sparse_parity"])
+def test_positions_make_retrieval_easy(family):
+    p = StarFreePos().predict(family, CTX)
+    assert p.verdict is Verdict.EASY and p.rule == "verified B-RASP program"
+
+
+def test_khop_easy_without_positions():
+    p = StarFree().predict("khop", CTX)
+    assert p.verdict is Verdict.EASY and "khop" in p.evidence["program"]
+
+
+def test_pos_column_rules():
+    p = StarFreePos().predict("parity", CTX)
+    assert p.verdict is Verdict.HARD and p.rule == "not quasi-aperiodic"
+    out = StarFreePos().r_quasi("all", CTX)
+    assert isinstance(out, Prediction) and out.verdict is Verdict.EASY
+    skip = StarFreePos().r_nonregular("majority", CTX)
+    assert isinstance(skip, RuleSkip) and "numerical" in skip.reason
+    p = StarFreePos().predict("majority", CTX)
+    assert p.verdict is Verdict.UNKNOWN
+
+
+def test_domain_not_regular_blocks_lower_bounds():
+    # binary_add's inputs "a + b =" with |a| = |b| are not a regular set of words
+    out = StarFree().r_nonregular("binary_add", CTX)
+    assert isinstance(out, RuleSkip)
+
+
+def test_every_family_predicts_quickly():
+    from theorybench import tasks
+    for fam in tasks.families():
+        for cls in (StarFree, StarFreePos):
+            p = cls().predict(fam, Context())
+            check_json(p.evidence)
+            assert p.verdict in (Verdict.EASY, Verdict.HARD, Verdict.UNKNOWN)
