@@ -248,3 +248,18 @@ def test_explain_text_renders_tables_from_evidence():
     assert "key  depth  size" in text and "16   2      33" in text
     assert "n  value" in text and "8  2.5" in text
     assert "1. [construction] build: fired" in text
+
+
+def test_a_crashing_theory_becomes_an_unknown_cell(monkeypatch):
+    from theorybench.theories import base
+
+    class Broken(Theory):
+        name = "zz_broken"
+
+        def predict(self, family, context=None):
+            raise RuntimeError("boom")
+
+    monkeypatch.setitem(base._THEORIES, "zz_broken", Broken)
+    preds = predict_matrix(["zz_broken", "sensitivity"], ["parity"], progress=False)
+    assert preds[0].verdict == Verdict.UNKNOWN and "RuntimeError: boom" in preds[0].explanation
+    assert preds[1].verdict == Verdict.HARD

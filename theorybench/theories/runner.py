@@ -78,13 +78,26 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
         for fam, name in pairs:
             if bar is not None:
                 bar.set_postfix_str(f"{name} on {fam}")
-            out.append(objs[name].predict(fam, ctx))
+            out.append(_safe_predict(objs[name], fam, ctx))
             if bar is not None:
                 bar.update(1)
     finally:
         if bar is not None:
             bar.close()
     return out
+
+
+def _safe_predict(theory: Theory, family: str, ctx: Context) -> Prediction:
+    """``theory.predict``; a theory that crashes outside its rules becomes an Unknown cell
+    that says so (one broken theory must not hide the rest of the matrix)."""
+    try:
+        return theory.predict(family, ctx)
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except Exception as exc:
+        msg = f"theory failed: {type(exc).__name__}: {exc}"
+        return Prediction(theory.name, family, Verdict.UNKNOWN, Basis.NONE, Status.NONE,
+                          {"error": msg}, msg, tried=[])
 
 
 # ---- formats -------------------------------------------------------------------------
