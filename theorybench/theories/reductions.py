@@ -101,8 +101,11 @@ class Problem:
 
 def task_problem(family: str, **params: Any) -> Problem:
     """A task family's main decision function as a :class:`Problem` (n is the task's n)."""
+    import functools
+
     from .. import tasks
 
+    @functools.lru_cache(maxsize=16)
     def df(n: int) -> DecisionFunction:
         return tasks.get(family, n=n, **params).decision_view()[0]
 
