@@ -1,0 +1,95 @@
+"""`theorybench bapo`: BAPO bandwidth (b = 0, exact), SAT frontier, library protocol check."""
+
+from __future__ import annotations
+
+from ..errors import TaskParameterError
+from .common import parse_params, parse_range, print_json, print_table
+
+
+def _df(task: str, n: int, params):
+    from .. import tasks
+    return tasks.get(task, n=n, **parse_params(params)).decision_view()[0]
+
+
+def _bandwidth(args) -> int:
+    from ..theories.communication import bits, one_way_cc
+    rows = []
+    for n in parse_range(args.n):
+        a, table = one_way_cc(_df(args.task, n, args.param), limit=args.limit)
+        for k, r in table.items():
+            rows.append({"n": n, "split": k, "rows": r, "bits": bits(r)})
+        rows.append({"n": n, "split": "max", "rows": max(table.values(), default=1), "bits": a})
+    if args.format == "json":
+        print_json(rows)
+    else:
+        print_table([[r["n"], r["split"], r["rows"], r["bits"]] for r in rows if
+                     args.splits or r["split"] == "max"], ["n", "split", "rows", "bits (b=0 a)"])
+    return 0
+
+
+def _frontier(args) -> int:
+    from ..theories.bapo.frontier import frontier
+    n = int(args.n)
+    fr = frontier(_df(args.task, n, args.param), args.max_a, args.max_b, timeout_s=args.timeout)
+    rows = [{"n": n, "b": b, "a": fr.min_a[b], "status": fr.status[b]} for b in sorted(fr.min_a)]
+    if args.format == "json":
+        print_json({"rows": rows, **fr.to_dict()})
+    else:
+        print_table([[r["n"], r["b"], "-" if r["a"] is None else r["a"], r["status"]]
+                     for r in rows], ["n", "b", "min a", "status"])
+        print(f"pareto (a, b): {fr.pareto()}")
+    return 0
+
+
+def _verify(args) -> int:
+    from ..theories.bapo.library import protocols_for, row_class_protocol
+    from ..theories.bapo.verify import verify
+    import numpy as np
+    out = []
+    for n in parse_range(args.n):
+        df = _df(args.task, n, args.param)
+        protos = protocols_for(df)
+        if not protos:
+            if df.space_size() > (1 << 20):
+                raise TaskParameterError(f"no library protocol for {args.task}, and n={n} is too "
+                                         f"large for the exact row-class protocol; use a smaller n")
+            protos = [row_class_protocol(df)]
+        for p in protos:
+            r = verify(p, df, rng=np.random.default_rng(args.seed))
+            out.append({"n": n, "protocol": p.name, "a": p.a, "b": p.b, "ok": r.ok,
+                        "inputs": r.inputs_mode, "adversary": r.adversary, "failure": r.failure})
+    if args.format == "json":
+        print_json(out)
+    else:
+        print_table([[r["n"], r["protocol"], r["a"], r["b"], "ok" if r["ok"] else "FAILED",
+                      r["inputs"]] for r in out], ["n", "protocol", "a", "b", "verified", "inputs"])
+        for r in out:
+            if r["failure"]:
+                print(f"n={r['n']} {r['protocol']}: first failure {r['failure']}")
+    return 0 if all(r["ok"] for r in out) else 1
+
+
+def register(sub) -> None:
+    p = sub.add_parser("bapo", help="BAPO bandwidth, SAT frontier and protocol verification")
+    cmds = p.add_subparsers(dest="bapo_command", metavar="SUBCOMMAND")
+    for name, fn, helptext in (("bandwidth", _bandwidth, "exact b=0 bandwidth by n"),
+                               ("frontier", _frontier, "minimal (a, b) frontier by SAT (z3)"),
+                               ("verify", _verify, "verify the library protocol(s)")):
+        c = cmds.add_parser(name, help=helptext)
+        c.add_argument("task", help="task family name")
+        c.add_argument("--n", required=True,
+                       help="n, a range A..B[:STEP] or a list A,B (frontier: one n)")
+        c.add_argument("--param", action="append", metavar="K=V", help="other task parameter")
+        c.add_argument("--format", choices=("text", "json"), default="text")
+        c.set_defaults(func=fn)
+        if name == "bandwidth":
+            c.add_argument("--splits", action="store_true", help="show every split (text)")
+            c.add_argument("--limit", type=int, default=1 << 25,
+                           help="largest input space to enumerate (default 2^25)")
+        if name == "frontier":
+            c.add_argument("--max-a", type=int, default=3)
+            c.add_argument("--max-b", type=int, default=2)
+            c.add_argument("--timeout", type=float, default=60.0, help="seconds (z3 limit)")
+        if name == "verify":
+            c.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=lambda a: p.print_help() or 2)

@@ -1,0 +1,72 @@
+"""`theorybench mpc rounds`: rounds and memory of the family's MPC algorithm by n.
+
+``--n 64..65536`` means the powers of two from 64 to 65536 (a range whose ends are both
+powers of two, without a step); ``A..B:STEP`` and ``A,B,C`` are taken literally.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .common import parse_params, parse_range, print_json, print_table
+
+
+def parse_ns(text: str) -> list[int]:
+    """``64..65536`` -> powers of two when both ends are powers of two; else parse_range."""
+    if ".." in text and ":" not in text:
+        lo, _, hi = text.partition("..")
+        try:
+            a, b = int(lo), int(hi)
+        except ValueError:
+            return parse_range(text)
+        if a > 0 and b >= a and a & (a - 1) == 0 and b & (b - 1) == 0:
+            out, v = [], a
+            while v <= b:
+                out.append(v)
+                v *= 2
+            return out
+    return parse_range(text)
+
+
+def _rounds(args) -> int:
+    from .. import tasks
+    from ..theories.mpc.algorithms import ALGORITHMS, measure
+    from ..errors import TaskParameterError
+    if args.task not in ALGORITHMS:
+        tasks.family(args.task)
+        raise TaskParameterError(f"no MPC algorithm for {args.task}; available: "
+                                 f"{', '.join(ALGORITHMS)}")
+    rng = np.random.default_rng(args.seed)
+    rows = []
+    for n in parse_ns(args.n):
+        t = tasks.get(args.task, n=n, **parse_params(args.param))
+        r = measure(t, rng, args.delta, args.instances, c=args.c)
+        rows.append({"n": n, "N": r["N"], "delta": args.delta, "s": r["s"],
+                     "machines": r["machines"], "rounds": r["rounds"],
+                     "max_memory": r["max_memory"], "communication": r["communication"],
+                     "correct": not r["wrong"]})
+    if args.format == "json":
+        print_json(rows)
+    else:
+        print(f"{args.task}: {ALGORITHMS[args.task][0]}, delta={args.delta}")
+        print_table([[r["n"], r["N"], r["s"], r["machines"], r["rounds"], r["max_memory"],
+                      "yes" if r["correct"] else "NO"] for r in rows],
+                    ["n", "N", "s", "machines", "rounds", "max memory", "correct"])
+    return 0 if all(r["correct"] for r in rows) else 1
+
+
+def register(sub) -> None:
+    p = sub.add_parser("mpc", help="MPC round counts of the algorithm library")
+    cmds = p.add_subparsers(dest="mpc_command", metavar="SUBCOMMAND")
+    c = cmds.add_parser("rounds", help="rounds and max memory per machine by n")
+    c.add_argument("task")
+    c.add_argument("--n", required=True,
+                   help="A..B (powers of two if both are), A..B:STEP or A,B,C")
+    c.add_argument("--delta", type=float, default=0.5)
+    c.add_argument("--c", type=float, default=4.0, help="memory constant: s = ceil(c N^delta)")
+    c.add_argument("--instances", type=int, default=3)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--param", action="append", metavar="K=V")
+    c.add_argument("--format", choices=("text", "json"), default="text")
+    c.set_defaults(func=_rounds)
+    p.set_defaults(func=lambda a: p.print_help() or 2)
