@@ -40,5 +40,5 @@ class All(BitTask):
         flips = rng.integers(1, self.n + 1, size=count)
         flips[special] = 0
         mask = random_positions_mask(rng, count, self.n, flips)
-        c = self.constant_bit
-        return np.where(mask, 1 - c, c).astype(np.int64)
+        # marked positions get 1 - c, the others c
+        return (mask ^ bool(self.constant_bit)).astype(np.int64)

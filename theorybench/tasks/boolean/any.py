@@ -2,7 +2,9 @@
 
 Definition: any(x) = 0 iff x = 0^n.
 Default distribution ``balanced``: the mirror of ``all`` - half of the rows are 0^n, the
-other half have z ~ U{1..n} ones at random places. ``uniform``: x uniform on {0,1}^n.
+other half have z ~ U{1..n} ones at random places. ``uniform``: x uniform on {0,1}^n
+(label 0 with probability 2^-n).
+Source: the task suite of Hahn & Rofin (ACL 2024) and Bhattamishra et al. (ACL 2023).
 """
 
 import numpy as np
