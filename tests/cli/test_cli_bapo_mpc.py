@@ -1,0 +1,39 @@
+import json
+
+from theorybench.cli.main import main
+from theorybench.cli.mpc import parse_ns
+
+
+def run(capsys, *argv):
+    rc = main(list(argv))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def test_bandwidth_json(capsys):
+    rc, out, _ = run(capsys, "bapo", "bandwidth", "parity", "--n", "4..6", "--format", "json")
+    rows = json.loads(out)
+    assert rc == 0 and all(r["bits"] == 1 for r in rows)
+    assert {r["n"] for r in rows} == {4, 5, 6}
+
+
+def test_frontier_and_verify(capsys):
+    rc, out, _ = run(capsys, "bapo", "frontier", "index", "--n", "3", "--max-b", "1",
+                     "--format", "json")
+    assert rc == 0 and [0, 1] in json.loads(out)["pareto"]
+    rc, out, _ = run(capsys, "bapo", "verify", "index", "--n", "5")
+    assert rc == 0 and "ok" in out
+
+
+def test_mpc_rounds(capsys):
+    rc, out, _ = run(capsys, "mpc", "rounds", "parity", "--n", "64..256", "--format", "json")
+    rows = json.loads(out)
+    assert rc == 0 and [r["n"] for r in rows] == [64, 128, 256]
+    assert parse_ns("64..65536")[-1] == 65536 and parse_ns("4..6") == [4, 5, 6]
+
+
+def test_errors_exit_2(capsys):
+    rc, _, err = run(capsys, "bapo", "frontier", "parity", "--n", "40")
+    assert rc == 2 and "smaller n" in err
+    rc, _, err = run(capsys, "mpc", "rounds", "dyck", "--n", "8")
+    assert rc == 2

@@ -1,0 +1,46 @@
+"""Each rule of the bapo and mpc theories fires where it should."""
+
+import numpy as np
+
+from theorybench.theories.base import Basis, Context, Status, Verdict, check_json
+from theorybench.theories.registry import theory
+from theorybench.theories.mpc.cycles import double_cover_reduction
+
+
+def pred(th, fam):
+    p = theory(th).predict(fam, Context())
+    check_json(p.evidence)
+    return p
+
+
+def test_bapo_construction_easy():
+    p = pred("bapo", "index")
+    assert p.verdict == Verdict.EASY and p.rule == "verified constant-bandwidth protocol"
+    assert p.evidence["a"] == 0 and p.evidence["b"] == 1
+    assert "b0_bandwidth_by_n" in p.evidence  # grows, yet the verdict is Easy
+
+
+def test_bapo_reduction_hard():
+    p = pred("bapo", "majority")
+    assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION
+    p = pred("bapo", "reach_directed")
+    assert p.verdict == Verdict.HARD
+
+
+def test_bapo_row_class_rule_skips_on_growth():
+    p = pred("bapo", "binary_add")
+    assert any(t["rule"] == "exact b=0 protocol with flat bandwidth" for t in p.tried)
+
+
+def test_mpc_rules():
+    p = pred("mpc", "parity")
+    assert p.verdict == Verdict.EASY and p.basis == Basis.CONSTRUCTION
+    p = pred("mpc", "reach_undirected")
+    assert p.verdict == Verdict.HARD and p.status == Status.CONDITIONAL
+    assert "conjecture" in p.evidence
+
+
+def test_cycles_reduction_preserves_labels():
+    chk = double_cover_reduction("reach_undirected").check([6, 10], samples=60,
+                                                            rng=np.random.default_rng(3))
+    assert chk.ok and chk.is_projection
