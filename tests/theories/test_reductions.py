@@ -119,3 +119,38 @@ def test_bad_definitions():
                     lambda x, n: x[0])
     with pytest.raises(TheoryError, match="shape"):
         red.check([2])
+
+
+def parity_to_reach(x, n):
+    """Layered graph: bit i wires layer i to layer i+1 straight (0) or crossed (1);
+    e_0 reaches o_n iff the parity is 1. Each edge token depends on one bit only."""
+    from theorybench import tasks
+    task = tasks.get("reach_directed", n=2 * n, nodes=2 * (n + 1))
+    tok = task.index
+    e = [f"v{2 * i + 1}" for i in range(n + 1)]
+    o = [f"v{2 * i + 2}" for i in range(n + 1)]
+    cols = []
+    for i in range(n):
+        straight = (tok[f"{e[i]}>{e[i + 1]}"], tok[f"{o[i]}>{o[i + 1]}"])
+        crossed = (tok[f"{e[i]}>{o[i + 1]}"], tok[f"{o[i]}>{e[i + 1]}"])
+        for j in range(2):
+            cols.append(np.where(x[:, i] == 1, crossed[j], straight[j]))
+    const = [tok["?"], tok[e[0]], tok[o[n]]]
+    cols += [np.full(len(x), c) for c in const]
+    return np.stack(cols, axis=1)
+
+
+def test_parity_projects_to_directed_reachability():
+    red = Reduction("parity -> reach_directed (layered graph)", task_problem("parity"),
+                    "reach_directed", lambda n: {"n": 2 * n, "nodes": 2 * (n + 1)},
+                    parity_to_reach, kind="projection")
+    chk = red.check([1, 2, 5, 8])
+    assert chk.ok, chk.to_dict()
+    assert chk.by_n[2].dependency == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, -1, -1, -1]
+    # swapping s and t breaks it (t reaches nothing downstream): caught
+    bad = Reduction("swapped", task_problem("parity"), "reach_directed",
+                    lambda n: {"n": 2 * n, "nodes": 2 * (n + 1)},
+                    lambda x, n: parity_to_reach(x, n)[:, [*range(2 * n + 1), 2 * n + 2,
+                                                           2 * n + 1]],
+                    kind="projection")
+    assert not bad.check([3]).labels_preserved
