@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import numpy as np
-
 from ...errors import TaskParameterError
 from ..base import Param, balanced_choice
 from ..bits import COMBINERS, N_PARAM, BitTask, conditional_bits, random_bits
