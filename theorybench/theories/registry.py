@@ -9,7 +9,7 @@ from ..errors import TheoryError
 from .base import Theory, registered
 
 #: Matrix column order (THEORY.md order); theories not listed come after, by name.
-ORDER = ("star_free", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity")
+ORDER = ("star_free", "star_free_pos", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity")
 _SKIP = {"base", "registry", "growth"}
 
 
