@@ -1,0 +1,149 @@
+"""The AC0 and TC0 theories: every rule fires where it should, and its checks can fail."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from theorybench import tasks
+from theorybench.theories.base import (Basis, Context, RuleSkip, Status, Verdict, check_json,
+                                       to_jsonable)
+from theorybench.theories.circuits import hardness
+from theorybench.theories.circuits.rules import boppana_rule, construction_rule, reduction_rule
+from theorybench.theories.circuits.verify import construction_table
+from theorybench.theories.reductions import Reduction, task_problem
+from theorybench.theories.registry import theory
+
+
+@pytest.fixture(scope="module")
+def ac0():
+    return theory("ac0")
+
+
+@pytest.fixture(scope="module")
+def tc0():
+    return theory("tc0")
+
+
+def test_ac0_construction_rule(ac0):
+    p = ac0.predict("binary_add")
+    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN)
+    table = p.evidence["construction"]["table"]
+    assert all(r["errors"] == 0 for r in table) and max(r["n"] for r in table) >= 64
+    assert p.evidence["construction"]["depth_growth"]["kind"] == "bounded"
+    assert p.evidence["construction"]["size_growth"]["kind"] in ("bounded", "log", "poly")
+    check_json(p.evidence)
+
+
+@pytest.mark.parametrize("family", ["parity", "majority"])
+def test_ac0_boppana_rule(ac0, family):
+    p = ac0.predict(family)
+    assert (p.verdict, p.basis, p.status) == (Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN)
+    ev = p.evidence
+    ms, vals = ev["input_bits"], ev["average_sensitivity"]
+    if family == "parity":  # closed form: as(parity_m) = m
+        assert np.allclose(vals, ms)
+    else:  # as(maj_m) = m * C(m-1, (m-1)/2) / 2^(m-1)
+        from math import comb
+        assert np.allclose(vals, [m * comb(m - 1, (m - 1) // 2) / 2 ** (m - 1) for m in ms])
+    assert ev["growth"]["kind"] == "poly" and ev["growth"]["exponent"] >= 0.3
+    assert "Boppana" in ev["theorem"]["source"]
+    # the construction rule was tried first and skipped (no AND/OR/NOT builder)
+    assert p.tried[0]["outcome"].startswith("no AND/OR/NOT circuit builder")
+
+
+def test_boppana_rule_skips_low_sensitivity_and_non_binary(ac0):
+    skip = boppana_rule(ac0, "all", Context())
+    assert isinstance(skip, RuleSkip) and "not like" in skip.reason
+    assert skip.evidence["growth"]["kind"] != "poly" or skip.evidence["growth"]["exponent"] < 0.3
+    skip = boppana_rule(ac0, "sparse_parity", Context())  # as = k = 3, bounded
+    assert isinstance(skip, RuleSkip)
+    skip = boppana_rule(ac0, "khop", Context())
+    assert isinstance(skip, RuleSkip) and "not {0,1}^m" in skip.reason
+
+
+@pytest.mark.parametrize("family,source", [("reach_directed", "parity"),
+                                           ("reach_undirected", "parity"), ("dyck", "majority")])
+def test_ac0_reduction_rule(ac0, family, source):
+    p = ac0.predict(family)
+    assert (p.verdict, p.basis, p.status) == (Verdict.HARD, Basis.REDUCTION, Status.PROVEN)
+    chk = p.evidence["check"]
+    assert chk["ok"] and chk["is_projection"] and chk["labels_preserved"]
+    assert p.evidence["source"] == source
+    check_json(p.evidence)
+
+
+def test_ac0_dyck_bounded_is_easy_and_dyck_has_no_ac0_builder(ac0):
+    assert ac0.predict("dyck_bounded").verdict == Verdict.EASY
+    assert construction_table("dyck", "ac0") is None
+
+
+@pytest.mark.parametrize("family", ["majority", "parity", "dyck", "khop", "edge_exists"])
+def test_tc0_construction_rule(tc0, family):
+    p = tc0.predict(family)
+    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN)
+
+
+@pytest.mark.parametrize("family,cond", [("reach_directed", "TC0 != NL"),
+                                         ("reach_undirected", "TC0 != L")])
+def test_tc0_conditional_reduction_rule(tc0, family, cond):
+    p = tc0.predict(family)
+    assert (p.verdict, p.basis, p.status) == (Verdict.HARD, Basis.REDUCTION, Status.CONDITIONAL)
+    assert p.evidence["theorem"]["condition"] == cond and cond in p.explanation
+    assert p.evidence["check"]["ok"]
+    assert p.tried[0]["outcome"].startswith("no threshold or AND/OR/NOT circuit builder")
+
+
+def test_no_rule_for_tc0_parity_from_parity(tc0):
+    # parity has no TC0 lower bound, so no reduction is offered for TC0
+    assert isinstance(reduction_rule(tc0, "parity", "tc0", Context()), RuleSkip)
+    assert isinstance(construction_rule(tc0, "reach_directed", "tc0", Context()), RuleSkip)
+
+
+def test_majority_to_dyck_word_against_a_stack():
+    for n in (1, 3, 5, 7):
+        for bits in itertools.product([0, 1], repeat=n):
+            word = hardness.majority_to_dyck_word(np.array([bits]), n, 0, 1)[0]
+            depth, ok = 0, True
+            for t in word:
+                depth += 1 if t == 0 else -1
+                ok &= depth >= 0
+            assert len(word) == 8 * n + 2
+            assert (ok and depth == 0) == (2 * sum(bits) > n)
+
+
+def test_a_wrong_reduction_fails_its_check():
+    good = hardness._parity_to_reach(True)
+
+    def bad_map(x, m):  # query t = a_m instead of b_m: flips every label
+        y = good.map(x, m)
+        y[:, -1] = m
+        return y
+
+    bad = Reduction("broken", task_problem("parity"), "reach_directed", good.target_params,
+                    bad_map, kind="projection")
+    chk = bad.check((2, 3))
+    assert not chk.ok and chk.counterexample is not None
+    assert good.check((2, 3)).ok
+
+
+def test_gap_problem_labels_match_networkx():
+    import networkx as nx
+    prob = hardness.gap_problem(True)
+    x = prob.instances(3, 1 << 10)
+    labels = prob.label(x, 3)
+    u, w = hardness._pairs(3, True)
+    for row, lab in zip(x, labels):
+        g = nx.DiGraph()
+        g.add_nodes_from(range(3))
+        g.add_edges_from((int(a), int(b)) for a, b, bit in zip(u, w, row) if bit)
+        assert lab == int(nx.has_path(g, 0, 2))
+
+
+def test_predictions_are_reproducible_and_serializable(ac0, tc0):
+    for th in (ac0, tc0):
+        for fam in tasks.families():
+            a = th.predict(fam, Context(seed=0)).to_dict()
+            b = th.predict(fam, Context(seed=0)).to_dict()
+            assert a == b and a["verdict"] != "unknown"
+            to_jsonable(a)
