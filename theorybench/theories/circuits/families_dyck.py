@@ -9,7 +9,7 @@ per prefix. For k > 1 types: eq(i, j) = [w_i..w_j is balanced] is "exactly (j-i+
 opens" (two THR gates); in a word of valid shape the closing bracket j is matched to the
 largest opening i < j with eq(i, j); so matched(i, j) = o_i AND c_j AND eq(i, j) AND NOT
 OR_(i<p<j) (o_p AND eq(p, j)), and the word is in Dyck-k iff its shape is valid and no
-matched pair has two types. Depth <= 6, size O(n^2) gates, O(n^3) wires.
+matched pair has two types. Depth <= 7, size O(n^2) gates, O(n^3) wires.
 
 dyck_bounded (AC0, fixed depth bound D). Write In_d(i, j) for "w_i..w_j is a Dyck word of
 depth <= d" and M_d(a, b) for "w_a opens and w_b closes the same type and
@@ -42,7 +42,7 @@ def _brackets(task, enc, c):
 
 
 @builder("dyck", "tc0", "prefix-count threshold gates, plus nearest-balanced matching "
-         "for bracket types (O(n^3) wires, depth <= 6)")
+         "for bracket types (O(n^3) wires, depth <= 7)")
 def build_dyck(task, df, enc):
     c = enc.circuit()
     n = task.n

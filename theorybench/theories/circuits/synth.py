@@ -78,6 +78,7 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
     import z3
 
     r, n = rows.shape
+    deadline = time.perf_counter() + timeout_ms / 1000.0
     solver = z3.Solver()
     solver.set("timeout", max(1, int(timeout_ms)))
     nsrc = lambda j: 2 * n + 2 * j  # literal sources available to gate j  # noqa: E731
@@ -103,6 +104,8 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
         if j < s - 1:  # every non-output gate feeds a later gate
             solver.add(z3.Or([use[jj][a] for jj in range(j + 1, s)
                               for a in (2 * n + 2 * j, 2 * n + 2 * j + 1)]))
+        if time.perf_counter() > deadline:  # building the formula is slow for big s
+            return "unknown", "timeout while building the formula"
         for t in range(r):
             lits = []
             for i in range(n):
@@ -118,6 +121,10 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
             solver.add(val[j][t] == gate)
     for t in range(r):
         solver.add(z3.Xor(val[s - 1][t], out_neg) == bool(target[t]))
+    left_ms = (deadline - time.perf_counter()) * 1000.0
+    if left_ms <= 1:
+        return "unknown", "timeout while building the formula"
+    solver.set("timeout", int(left_ms))
     res = solver.check()
     if res == z3.unsat:
         return "unsat", None
