@@ -165,3 +165,13 @@ def test_decision_view_contract(name):
         assert main.valid(x).all()
     y = main.evaluate(x)
     assert y.shape == (64,)
+
+
+@pytest.mark.parametrize("name", list(FAMILIES))
+def test_tiny_batches(name):
+    task = tasks.get(name, n=_default_n(FAMILIES[name]))
+    for dist in FAMILIES[name].distributions:
+        empty = task.sample(np.random.default_rng(0), 0, dist)
+        assert len(empty) == 0 and len(empty.labels) == 0
+        one = task.sample(np.random.default_rng(0), 1, dist)
+        assert len(one) == 1 and np.array_equal(one.labels, task.label(one.tokens))

@@ -352,6 +352,9 @@ def rejection_balance(draw: Callable[[int], tuple[np.ndarray, np.ndarray]], coun
 
     Keeps drawing until it has ``count//2`` of each class (binary labels), then shuffles.
     """
+    if count == 0:  # nothing to balance; one draw gives the row width
+        x, _ = draw(1)
+        return np.zeros((0,) + tuple(x.shape[1:]), dtype=np.int64), np.zeros(0, dtype=np.int64)
     want = balanced_choice(rng, count)
     need = {0: int((want == 0).sum()), 1: int((want == 1).sum())}
     got: dict[int, list[np.ndarray]] = {0: [], 1: []}
