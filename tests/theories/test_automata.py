@@ -170,3 +170,23 @@ def test_khop_domain_marks_immediate_repeats_invalid():
 def test_bad_bounds():
     with pytest.raises(TheoryError, match="at most 18"):
         learn_view(language_view("parity"), None, 40)
+
+
+def test_restriction_of_dyck2_is_dyck1():
+    from theorybench.theories.language import SubView, restrictions
+    full = language_view("dyck")
+    assert full.k == 4
+    subs = {s.alphabet: s for s in restrictions(full)}
+    res = learn_view(subs[("(", ")")])
+    assert res.status == "nonregular"
+    res = learn_view(subs[("(", "[")])  # no closing bracket: only the empty word would be in
+    assert res.status == "regular" and res.dfa.size <= 2
+    assert isinstance(subs[("(", ")")], SubView)
+
+
+def test_real_bounded_dyck_task_automaton():
+    # k=1, D=2: depths 0..2 and a dead state, plus the start state (the empty word is
+    # outside every task instance and is rejected by convention)
+    res = learn_dfa("dyck_bounded", {"D": 2})
+    assert res.status == "regular" and res.dfa.size == 2 + 3
+    assert aperiodicity(res.dfa)[0]

@@ -89,3 +89,20 @@ def test_every_family_predicts_quickly():
             p = cls().predict(fam, Context())
             check_json(p.evidence)
             assert p.verdict in (Verdict.EASY, Verdict.HARD, Verdict.UNKNOWN)
+
+
+def test_dyck_two_types_hard_through_a_two_letter_restriction():
+    # Dyck-2 over 4 letters is too big to learn at the bound; restricted to "(" ")" it is
+    # Dyck-1, whose residual classes grow linearly
+    p = StarFree().predict("dyck", CTX)
+    assert p.verdict is Verdict.HARD and p.rule == "residual classes grow"
+    assert p.evidence["restricted_to"] == "letters {(, )}"
+    classes = p.evidence["learned"]["growth"]["classes"]
+    assert classes[-1] - classes[-2] == 1
+
+
+def test_dyck_bounded_program_and_automaton():
+    p = StarFree().predict("dyck_bounded", CTX)
+    assert p.verdict is Verdict.EASY and p.evidence["program"] == "dyck_bounded_D2"
+    out = StarFree().r_aperiodic("dyck_bounded", CTX)
+    assert isinstance(out, Prediction) and out.verdict is Verdict.EASY

@@ -37,6 +37,8 @@ from ..errors import ResourceLimitError, TheoryError
 from .growth import EXP, GrowthFit, classify_growth
 from .language import INVALID, LanguageView, domain_view, language_view
 
+#: Default check bound (all words up to this length; fewer for larger alphabets).
+DEFAULT_CHECK = 14
 #: Default limit on the number of transition-monoid elements.
 MONOID_LIMIT = 20000
 
@@ -335,14 +337,27 @@ def quasi_aperiodicity(dfa: DFA, limit: int = MONOID_LIMIT) -> tuple[bool, dict[
 
 def _rows(view: LanguageView, plen: int, slen: int) -> tuple[np.ndarray, np.ndarray]:
     """Residual rows of every prefix of length <= plen on every suffix of length <= slen.
-    Returns (rows, prefix_lengths); prefixes of one length are in lexicographic order."""
+    Returns (rows as int8, prefix_lengths); prefixes of one length are in lexicographic
+    order."""
     k = view.k
     blocks, lens = [], []
     for a in range(plen + 1):
         parts = [view.table(a + b).reshape(k ** a, k ** b) for b in range(slen + 1)]
         blocks.append(np.concatenate(parts, axis=1))
         lens.append(np.full(k ** a, a))
-    return np.concatenate(blocks), np.concatenate(lens)
+    rows = np.concatenate(blocks)
+    small = rows.astype(np.int8)
+    if not np.array_equal(small, rows):  # outputs beyond int8: keep them exact
+        small = rows
+    return small, np.concatenate(lens)
+
+
+def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(distinct rows, class of each row), fast: each row viewed as one opaque item."""
+    rows = np.ascontiguousarray(rows)
+    flat = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))[:, 0]
+    _, first, cls = np.unique(flat, return_index=True, return_inverse=True)
+    return rows[first], cls.reshape(-1)
 
 
 def _prefix_words(k: int, plen: int) -> list[tuple[int, ...]]:
@@ -363,7 +378,7 @@ def residual_counts(view: LanguageView, ms: Sequence[int]) -> list[int]:
     out = []
     for m in ms:
         rows, _ = _rows(view, m, m)
-        out.append(int(np.unique(rows, axis=0).shape[0]))
+        out.append(int(_unique_rows(rows)[0].shape[0]))
     return out
 
 
@@ -408,8 +423,7 @@ def hypothesis(view: LanguageView, learn_len: int) -> tuple[DFA | None, str]:
     slen = learn_len // 2
     plen = learn_len - slen - 1
     rows, lens = _rows(view, plen + 1, slen)
-    uniq, cls = np.unique(rows, axis=0, return_inverse=True)
-    cls = cls.reshape(-1)
+    uniq, cls = _unique_rows(rows)
     short = lens <= plen
     states = np.unique(cls[short])
     if not np.isin(cls[~short], states).all():
@@ -448,7 +462,7 @@ def learn_view(view: LanguageView, learn_len: int | None = None,
                check_len: int | None = None) -> LearnResult:
     """:func:`learn_dfa` on a ready :class:`LanguageView`."""
     top = view.max_length()
-    check_len = min(top, 16) if check_len is None else check_len
+    check_len = min(top, DEFAULT_CHECK) if check_len is None else check_len
     learn_len = max(2, check_len - 2) if learn_len is None else learn_len
     if learn_len > check_len:
         raise TheoryError(f"learning bound {learn_len} exceeds the check bound {check_len}: "
@@ -486,6 +500,14 @@ def learn_view(view: LanguageView, learn_len: int | None = None,
         f"prefixes: the language has no finite automaton"), **res)
 
 
+@functools.lru_cache(maxsize=512)
+def learn_view_cached(view: LanguageView, learn_len: int | None = None,
+                      check_len: int | None = None) -> LearnResult:
+    """:func:`learn_view`, cached per process by the view's identity (family, parameters,
+    convention, restriction)."""
+    return learn_view(view, learn_len, check_len)
+
+
 @functools.lru_cache(maxsize=128)
 def _learn_cached(family: str, params_key: tuple, learn_len, check_len, undefined: str,
                   domain: bool) -> LearnResult:
@@ -508,4 +530,4 @@ def learn_dfa(family: str, params: dict[str, Any] | None = None, learn_len: int 
 
 __all__ = ["DFA", "Monoid", "LearnResult", "MONOID_LIMIT", "from_table", "transition_monoid",
            "aperiodicity", "quasi_aperiodicity", "residual_counts", "residual_growth", "hypothesis", "check_dfa",
-           "learn_view", "learn_dfa"]
+           "learn_view", "learn_view_cached", "learn_dfa"]

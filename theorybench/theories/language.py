@@ -45,6 +45,15 @@ INVALID = -1
 MAX_TABLE = 1 << 18
 
 
+@functools.lru_cache(maxsize=64)
+def _all_words(k: int, length: int) -> np.ndarray:
+    if length == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    words = product_space([range(k)] * length, limit=MAX_TABLE)
+    words.setflags(write=False)
+    return words
+
+
 def _vocab_letters(task) -> tuple[str, ...]:
     return tuple(t for t in task.vocab if t != PAD)
 
@@ -161,10 +170,8 @@ class LanguageView:
         if self.k ** length > MAX_TABLE:
             raise EnumerationTooLarge(
                 f"{self.k ** length:,} words of length {length} over {self.k} letters is more "
-                f"than {MAX_TABLE:,}; use a smaller length bound (max_len / check_len)")
-        if length == 0:
-            return np.zeros((1, 0), dtype=np.int64)
-        return product_space([range(self.k)] * length, limit=MAX_TABLE)
+                f"than {MAX_TABLE:,}; use a smaller length bound (check_len, --n)")
+        return _all_words(self.k, length)
 
     @functools.lru_cache(maxsize=64)
     def table(self, length: int) -> np.ndarray:
@@ -205,6 +212,39 @@ class DomainView(LanguageView):
         return (super().membership(words) != INVALID).astype(np.int64)
 
 
+class SubView(LanguageView):
+    """``parent`` restricted to the words over a subset of its letters (L & Sigma'*).
+
+    Regular, star-free and AC0 languages are closed under intersection with Sigma'* (itself
+    star-free), so a restriction that is non-regular, non-aperiodic or not quasi-aperiodic
+    proves the same of the whole language - with a smaller alphabet, hence longer words
+    within the same enumeration budget."""
+
+    def __init__(self, parent: LanguageView, letters: tuple[int, ...]):
+        super().__init__(parent.family, parent.params,
+                         tuple(parent.alphabet[a] for a in letters), parent.undefined)
+        self.parent, self.letters = parent, tuple(letters)
+
+    def membership(self, words):
+        words = np.asarray(words, dtype=np.int64)
+        return self.parent.membership(np.asarray(self.letters, dtype=np.int64)[words])
+
+    def __hash__(self) -> int:
+        return hash(("SubView", hash(self.parent), self.letters))
+
+    def __eq__(self, other) -> bool:
+        return (type(other) is SubView and self.parent == other.parent
+                and self.letters == other.letters)
+
+
+def restrictions(view: LanguageView, size: int = 2) -> list[SubView]:
+    """Every restriction of ``view`` to ``size`` of its letters."""
+    import itertools
+    if view.k <= size:
+        return []
+    return [SubView(view, c) for c in itertools.combinations(range(view.k), size)]
+
+
 def language_view(family: str, params: dict[str, Any] | None = None,
                   undefined: str = "reject") -> LanguageView:
     """The :class:`LanguageView` of a family (TheoryError if its alphabet grows with n)."""
@@ -229,5 +269,5 @@ def domain_view(view: LanguageView) -> DomainView:
     return DomainView(view.family, view.params, view.alphabet, "invalid")
 
 
-__all__ = ["INVALID", "MAX_TABLE", "LanguageView", "DomainView", "is_language",
-           "language_view", "domain_view"]
+__all__ = ["INVALID", "MAX_TABLE", "LanguageView", "DomainView", "SubView", "is_language",
+           "language_view", "domain_view", "restrictions"]

@@ -40,12 +40,12 @@ from typing import Any, ClassVar
 
 from .. import tasks
 from ..errors import ResourceLimitError, TaskParameterError, TheoryError
-from .automata import aperiodicity, learn_dfa, quasi_aperiodicity
+from .automata import aperiodicity, learn_dfa, learn_view_cached, quasi_aperiodicity
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, register_theory, rule
 from .brasp import ast as A
 from .brasp.check import check_on_task
 from .brasp.programs import for_task
-from .language import is_language
+from .language import SubView, domain_view, is_language, language_view, restrictions
 
 SOURCE = ("Yang, Chiang & Angluin, Masked hard-attention transformers recognize exactly the "
           "star-free languages, NeurIPS 2024 (arXiv 2310.13897)")
@@ -91,30 +91,66 @@ class _StarFreeBase(Theory):
                "Kamp 1968 (LTL = FO[<])")
 
     # ---- shared steps -----------------------------------------------------------------
+    def _check_len(self, ctx: Context):
+        check = ctx.options.get("check_len")
+        return int(check) if check else None
+
     def _learn(self, family: str, ctx: Context, undefined: str = "reject"):
         ok, why = _language(family)
         if not ok:
             return None, RuleSkip(f"not a language: {why}; the automaton rules do not apply")
-        check = ctx.options.get("check_len")
-        res = learn_dfa(family, check_len=int(check) if check else None, undefined=undefined)
-        return res, None
+        return learn_dfa(family, check_len=self._check_len(ctx), undefined=undefined), None
 
-    def _domain_ok(self, family: str, ctx: Context, need: str):
+    def _views(self, family: str, restrict: bool):
+        """(label, view, domain view): the language view of ``family`` with undefined lengths
+        marked invalid, then (when ``restrict``) its restrictions to two letters."""
+        full = language_view(family, undefined="invalid")
+        dom = domain_view(full)
+        yield "all letters", full, dom
+        if restrict:
+            for sub in restrictions(full):
+                yield ("letters {" + ", ".join(sub.alphabet) + "}", sub,
+                       SubView(dom, sub.letters))
+
+    def _domain_ok(self, dom_view, ctx: Context, need: str):
         """None if the input domain is star-free/quasi-aperiodic/regular (``need``), else
         a RuleSkip saying why the lower bound cannot be applied."""
-        check = ctx.options.get("check_len")
-        dom = learn_dfa(family, check_len=int(check) if check else None, undefined="invalid",
-                        domain=True)
+        dom = learn_view_cached(dom_view, None, self._check_len(ctx))
+        what = f"the input domain of {dom_view.family} (valid words at defined lengths)"
         if dom.status != "regular":
-            return RuleSkip(f"the input domain of {family} (valid words at defined lengths) "
-                            f"is not shown regular ({dom.reason}); a lower bound on the "
-                            f"extended language would not transfer to the task")
+            return RuleSkip(f"{what} is not shown regular ({dom.reason}); a lower bound on "
+                            f"the extended language would not transfer to the task")
         if need == "star-free" and not aperiodicity(dom.dfa)[0]:
-            return RuleSkip(f"the input domain of {family} is not star-free, so the "
-                            f"extended language's monoid says nothing about the task")
+            return RuleSkip(f"{what} is not star-free, so the extended language's monoid says "
+                            f"nothing about the task")
         if need == "quasi-aperiodic" and not quasi_aperiodicity(dom.dfa)[0]:
-            return RuleSkip(f"the input domain of {family} is not quasi-aperiodic")
+            return RuleSkip(f"{what} is not quasi-aperiodic")
         return None
+
+    def _find_group(self, family: str, ctx: Context, test, need: str):
+        """First view (the whole language, then two-letter restrictions when the whole one
+        is not learned) whose automaton fails ``test``; (label, result, info) or a skip."""
+        ok, why = _language(family)
+        if not ok:
+            return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
+        reasons = []
+        for label, view, dom in self._views(family, restrict=True):
+            res = learn_view_cached(view, None, self._check_len(ctx))
+            if res.status != "regular":
+                reasons.append(f"{label}: {res.status}")
+                continue
+            good, info = test(res.dfa)
+            if good:
+                if label == "all letters":
+                    return RuleSkip(f"the minimal automaton passes the {need} test")
+                continue
+            skip = self._domain_ok(dom, ctx, need)
+            if skip:
+                reasons.append(f"{label}: {skip.reason}")
+                continue
+            return label, res, info
+        return RuleSkip("no automaton of the language or of a two-letter restriction fails "
+                        f"the {need} test ({'; '.join(reasons)[:400]})")
 
     def _automaton_evidence(self, res) -> dict[str, Any]:
         ev = {"learned": res.to_dict()}
@@ -169,43 +205,50 @@ class _StarFreeBase(Theory):
 
     @rule("group in the syntactic monoid", Basis.LOWER_BOUND)
     def r_group(self, family: str, ctx: Context):
-        """Non-aperiodic minimal DFA: not star-free, so no B-RASP program / masked
-        hard-attention transformer without positions (Schutzenberger; Yang et al.)."""
-        res, skip = self._learn(family, ctx, undefined="invalid")
-        if skip:
-            return skip
-        if res.status != "regular":
-            return RuleSkip(f"no automaton: {res.reason}")
-        aper, wit = aperiodicity(res.dfa, int(ctx.options.get("monoid_limit", 20000)))
-        if aper:
-            return RuleSkip("the minimal automaton is aperiodic")
-        dom = self._domain_ok(family, ctx, "star-free")
-        if dom:
-            return dom
-        ev = {**self._automaton_evidence(res), "witness": wit, "theorem": SCHUTZENBERGER}
+        """Non-aperiodic minimal DFA (of the language, or of its restriction to two letters,
+        since star-free languages are closed under intersection with Sigma'*): not
+        star-free, so no B-RASP program / masked hard-attention transformer without
+        positions (Schutzenberger; Yang et al.)."""
+        limit = int(ctx.options.get("monoid_limit", 20000))
+        found = self._find_group(family, ctx, lambda d: aperiodicity(d, limit), "star-free")
+        if isinstance(found, RuleSkip):
+            return found
+        label, res, wit = found
+        ev = {**self._automaton_evidence(res), "witness": wit, "restricted_to": label,
+              "theorem": SCHUTZENBERGER}
         return self.prediction(
             family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
-            f"the minimal automaton ({res.dfa.size} states) is not aperiodic: "
+            f"the minimal automaton ({res.dfa.size} states, {label}) is not aperiodic: "
             f"{wit['explanation']}; the language is not star-free, so no masked hard-attention "
             f"transformer without positions recognizes it")
 
     @rule("residual classes grow", Basis.LOWER_BOUND)
     def r_nonregular(self, family: str, ctx: Context):
-        """Residual (Myhill-Nerode) classes growing with the bound: not regular, hence not
-        star-free."""
-        res, skip = self._learn(family, ctx, undefined="invalid")
-        if skip:
-            return skip
-        if res.status != "nonregular":
-            return RuleSkip(f"residual classes do not show non-regularity ({res.status})")
-        dom = self._domain_ok(family, ctx, "regular")
-        if dom:
-            return dom
-        return self.prediction(
-            family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONJECTURED,
-            {"learned": res.to_dict(), "theorem": "Myhill-Nerode"},
-            f"{res.reason}; a non-regular language is not star-free (extrapolated from the "
-            f"residual counts up to the bound)")
+        """Residual (Myhill-Nerode) classes growing with the bound, for the language or its
+        restriction to two letters (regular languages are closed under intersection with
+        Sigma'*): not regular, hence not star-free."""
+        ok, why = _language(family)
+        if not ok:
+            return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
+        reasons = []
+        for label, view, dom in self._views(family, restrict=True):
+            res = learn_view_cached(view, None, self._check_len(ctx))
+            if res.status == "regular" and label == "all letters":
+                return RuleSkip("the language's automaton was learned and checked (regular)")
+            if res.status != "nonregular":
+                reasons.append(f"{label}: {res.status}")
+                continue
+            skip = self._domain_ok(dom, ctx, "regular")
+            if skip:
+                reasons.append(f"{label}: {skip.reason}")
+                continue
+            return self.prediction(
+                family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONJECTURED,
+                {"learned": res.to_dict(), "restricted_to": label, "theorem": "Myhill-Nerode"},
+                f"{label}: {res.reason}; a non-regular language is not star-free "
+                f"(extrapolated from the residual counts up to the bound)")
+        return RuleSkip("residual classes do not show non-regularity ("
+                        + "; ".join(reasons)[:400] + ")")
 
 
 @register_theory
@@ -251,25 +294,20 @@ class StarFreePos(_StarFreeBase):
 
     @rule("not quasi-aperiodic", Basis.LOWER_BOUND)
     def r_not_quasi(self, family: str, ctx: Context):
-        """A group among the images of words of the stable length: the regular language is
-        not in AC0 (Barrington et al. 1992), while B-RASP[pos] programs (numerical
-        predicates) define FO[Arb] languages, which are in non-uniform AC0."""
-        res, skip = self._learn(family, ctx, undefined="invalid")
-        if skip:
-            return skip
-        if res.status != "regular":
-            return RuleSkip(f"no automaton: {res.reason}")
-        ok, info = quasi_aperiodicity(res.dfa)
-        if ok:
-            return RuleSkip("the syntactic morphism is quasi-aperiodic")
-        dom = self._domain_ok(family, ctx, "quasi-aperiodic")
-        if dom:
-            return dom
+        """A group among the images of words of the stable length (in the language or a
+        two-letter restriction): the regular language is not in AC0 (Barrington et al.
+        1992), while B-RASP[pos] programs (numerical predicates) define FO[Arb] languages,
+        which are in non-uniform AC0."""
+        found = self._find_group(family, ctx, quasi_aperiodicity, "quasi-aperiodic")
+        if isinstance(found, RuleSkip):
+            return found
+        label, res, info = found
         return self.prediction(
             family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN,
-            {**self._automaton_evidence(res), "witness": info, "theorem": BCST},
-            f"{info['explanation']}: the language is not in AC0, and B-RASP[pos] programs "
-            f"only define AC0 languages")
+            {**self._automaton_evidence(res), "witness": info, "restricted_to": label,
+             "theorem": BCST},
+            f"{label}: {info['explanation']}: the language is not in AC0, and B-RASP[pos] "
+            f"programs only define AC0 languages")
 
     def r_nonregular(self, family: str, ctx: Context):
         return RuleSkip("non-regularity is no lower bound with positions: numerical "
