@@ -7,7 +7,7 @@ The *probabilistic* version counts position i with weight = the fraction of the 
 symbols of C_i that change f(x) (equal to the deterministic one on binary inputs).
 Positions with a single choice (fixed separators) are never sensitive. The average
 sensitivity is as(f) = E_x s(f, x); for Boolean f on the uniform cube it equals the
-total influence sum_S |S| f^(S)^2 (O'Donnell, *Analysis of Boolean Functions*, Thm 2.38),
+total influence sum_S |S| f^(S)^2 (O'Donnell, *Analysis of Boolean Functions*, ch. 2),
 which the FWHT method computes. Hahn & Rofin (ACL 2024, arXiv 2402.09963) use as_n under
 the uniform distribution as the measure that governs what transformers learn easily.
 
