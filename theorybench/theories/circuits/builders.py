@@ -99,7 +99,8 @@ def build(task: Task, basis: str = "tc0", which: Builder | None = None,
     if not cands:
         raise TheoryError(
             f"no {basis} circuit builder for task {task.name}; families with builders: "
-            f"{', '.join(sorted(k for k in all_builders() if builders_for(k, basis)))}")
+            f"{', '.join(sorted(k for k in all_builders() if builders_for(k, basis)))} "
+            f"(`theorybench explain {basis} {task.name}` says what the theory derives instead)")
     b = cands[0]
     views = task.decision_view()
     if isinstance(view, str):
