@@ -155,3 +155,19 @@ def test_library_programs_use_no_positional_predicates():
         assert entry.program.imports == []
         assert A.size(entry.program)["counts"] <= 4
     assert sparse_program("all", (1, 2)).imports == []
+
+
+def test_sampled_rows_lower_bound_against_exact():
+    from theorybench.theories.communication import distinct_rows_by_split
+    from theorybench.theories.crasp_theory import sampled_rows_lower_bound
+    rng = np.random.default_rng(0)
+    for fam, n, budget in [("edge_exists", 3, 1 << 14), ("edge_exists", 4, 1 << 15),
+                           ("reach_undirected", 4, 1 << 13)]:
+        df = tasks.get(fam, n=n).decision_view()[0]
+        lb = sampled_rows_lower_bound(df, rng, budget=budget)
+        exact = distinct_rows_by_split(df, [lb["split"]])[lb["split"]]
+        assert 1 <= lb["rows"] <= exact
+        if lb["prefixes"] == len(df.choices[0]) ** lb["split"]:  # every prefix drawn: exact
+            assert lb["rows"] == exact
+    index = tasks.get("index", n=5).decision_view()[0]
+    assert sampled_rows_lower_bound(index, rng) is None  # partial (valid): not applicable
