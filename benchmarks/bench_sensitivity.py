@@ -78,7 +78,8 @@ def main() -> None:
             extra = ""
             if label.startswith("majority"):
                 want = n * comb(n - 1, (n - 1) // 2) / 2 ** (n - 1)
-                extra = f"  closed form {want:.6f} ({'ok' if abs(want - res.value) < 1e-9 else 'MISMATCH'})"
+                ok = "ok" if abs(want - res.value) < 1e-9 else "MISMATCH"
+                extra = f"  closed form {want:.6f} ({ok})"
             print(f"   {label:22s} n={n}  {method:5s}  as={res.value:.6f}  {secs:.3f} s{extra}")
             if n == 20 and method == "fwht":
                 t20 = secs

@@ -65,8 +65,9 @@ def cmd_sensitivity(args) -> int:
                      "ci_low": r.ci_low, "ci_high": r.ci_high, "exact": r.exact}
                     for n, r in zip(ns, results)])
         return 0
-    print(f"# average sensitivity of {args.task} ({', '.join(f'{k}={v}' for k, v in params.items()) or 'default parameters'}), "
-          f"distribution {args.distribution}, {args.variant}")
+    shown = ", ".join(f"{k}={v}" for k, v in params.items()) or "default parameters"
+    print(f"# average sensitivity of {args.task} ({shown}), distribution "
+          f"{args.distribution}, {args.variant}")
     rows = []
     for n, r in zip(ns, results):
         ci = "-" if r.exact else f"[{r.ci_low:.4f}, {r.ci_high:.4f}]"

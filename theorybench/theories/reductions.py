@@ -112,7 +112,8 @@ def task_problem(family: str, **params: Any) -> Problem:
     tasks.family(family)  # unknown names fail here, with the known names
 
     return Problem(
-        name=family if not params else f"{family}({', '.join(f'{k}={v}' for k, v in params.items())})",
+        name=family if not params else
+        f"{family}({', '.join(f'{k}={v}' for k, v in params.items())})",
         fn=lambda tokens, n: df(n).evaluate(tokens),
         choices=lambda n: df(n).choices,
         enumerate=lambda n: df(n).enumerate(),

@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import TheorybenchError
-from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
+from .base import (Basis, Context, RuleSkip, Status, Theory, Verdict,
+                   register_theory, rule)
 from .growth import classify_growth
 from .sensitivity import average_sensitivity
 
