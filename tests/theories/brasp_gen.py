@@ -21,6 +21,8 @@ def rand_term(rng, binary: bool, depth: int = 0):
     if r == 3:
         right = A.Int(int(rng.integers(0, 3))) if rng.random() < .5 else A.Var(str(rng.choice(pos)))
         return A.Arith(str(rng.choice(["+", "-"])), rand_term(rng, binary, depth + 1), right)
+    if rng.random() < 0.5:
+        return A.Div(A.Var(str(rng.choice(pos + ("n",)))), int(rng.integers(1, 4)))
     return A.Mod(A.Var(str(rng.choice(pos))), int(rng.integers(1, 4)))
 
 

@@ -73,6 +73,18 @@ def test_pos_column_rules():
     skip = StarFreePos().r_nonregular("majority", CTX)
     assert isinstance(skip, RuleSkip) and "numerical" in skip.reason
     p = StarFreePos().predict("majority", CTX)
+    assert p.verdict is Verdict.HARD and p.rule == "average sensitivity above polylog"
+    assert p.evidence["fit"]["kind"] == "poly" and 0.3 < p.evidence["fit"]["exponent"] < 0.7
+    skip = StarFreePos().r_sensitivity("all", CTX)
+    assert isinstance(skip, RuleSkip) and "does not grow" in skip.reason
+    skip = StarFreePos().r_sensitivity("khop", CTX)
+    assert isinstance(skip, RuleSkip) and "cube" in skip.reason
+
+
+def test_binary_add_easy_with_positions_only():
+    p = StarFreePos().predict("binary_add", CTX)
+    assert p.verdict is Verdict.EASY and p.evidence["program"] == "binary_add_pos"
+    p = StarFree().predict("binary_add", CTX)
     assert p.verdict is Verdict.UNKNOWN
 
 

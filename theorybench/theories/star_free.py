@@ -312,3 +312,49 @@ class StarFreePos(_StarFreeBase):
     def r_nonregular(self, family: str, ctx: Context):
         return RuleSkip("non-regularity is no lower bound with positions: numerical "
                         "predicates recognize non-regular languages (e.g. a^m b^m)")
+
+    @rule("average sensitivity above polylog", Basis.LOWER_BOUND)
+    def r_sensitivity(self, family: str, ctx: Context):
+        """B-RASP[pos] programs define FO[Arb] languages, i.e. non-uniform AC0 (Barrington,
+        Immerman & Straubing 1990); depth-d size-s circuits have average sensitivity
+        O((log s)^(d-1)) (Boppana 1997).  Exact average sensitivity (uniform inputs)
+        growing like a power of n therefore rules out a fixed program."""
+        got = _sensitivity_growth(family, ctx.max_n)
+        if "skip" in got:
+            return RuleSkip(got["skip"])
+        fit = got["fit"]
+        if fit["kind"] not in ("poly", "exponential") or (fit["exponent"] or 0) < 0.25:
+            return RuleSkip(f"average sensitivity does not grow like a power of n "
+                            f"({fit['formula']})", got)
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONJECTURED,
+            {**got, "theorem": "Boppana 1997; Barrington, Immerman & Straubing 1990"},
+            f"the average sensitivity grows like {fit['formula']} (values {got['values']} at "
+            f"n = {got['ns']}), above any polylog bound of AC0 circuits (Boppana), so no "
+            f"fixed B-RASP[pos] program (an AC0 family) decides it (extrapolated from n <= "
+            f"{got['ns'][-1]})")
+
+
+@functools.lru_cache(maxsize=64)
+def _sensitivity_growth(family: str, max_n: int) -> dict[str, Any]:
+    from .growth import classify_growth
+    from .sensitivity import average_sensitivity
+    cls = tasks.family(family)
+    ns, values = [], []
+    for n in cls.analysis_ns:
+        try:
+            df = tasks.get(family, n=n).decision_view()[0]
+        except TaskParameterError:
+            continue
+        if not df.binary or df.valid is not None:
+            return {"skip": f"{family}'s inputs are not the full cube {{0,1}}^n (Boppana's "
+                            f"bound is stated for Boolean functions on the cube)"}
+        if df.space_size() > 1 << 16:
+            break
+        ns.append(n)
+        values.append(round(float(average_sensitivity(df, exact_limit=1 << 16).value), 6))
+    if len(ns) < 3:
+        return {"skip": f"fewer than three lengths of {family} are small enough for exact "
+                        f"average sensitivity"}
+    fit = classify_growth(ns, values)
+    return {"ns": ns, "values": values, "fit": fit.to_dict()}

@@ -8,7 +8,7 @@ over positions 1..n.  Our nodes:
   defined vector at i or j), :class:`Const`, :class:`Not`, :class:`And`, :class:`Or`, and
   for B-RASP[pos] :class:`PosCmp` (a comparison of position terms).
 * Position terms (B-RASP[pos] only): :class:`Var` (i, j, n), :class:`Int`, :class:`Arith`
-  (+, -), :class:`Mod` (t % p) and :class:`TokPos` (the position a token names, see
+  (+, -), :class:`Mod` (t % p), :class:`Div` (t / p, rounded down) and :class:`TokPos` (the position a token names, see
   ``interp``).
 * Statements: :class:`Assign` (position-wise) and :class:`Attend` (leftmost/rightmost
   attention with a strict mask j<i, j>i or none, score, value and default).
@@ -87,6 +87,12 @@ class Mod:
 
 
 @dataclass(frozen=True)
+class Div:
+    arg: "Term"
+    divisor: int
+
+
+@dataclass(frozen=True)
 class TokPos:
     at: str
     loc: Loc = field(default=(), compare=False)
@@ -101,7 +107,7 @@ class PosCmp:
 
 
 Expr = Union[Tok, Ref, Const, Not, And, Or, PosCmp]
-Term = Union[Var, Int, Arith, Mod, TokPos]
+Term = Union[Var, Int, Arith, Mod, Div, TokPos]
 
 
 @dataclass(frozen=True)
@@ -165,7 +171,7 @@ def children(node) -> tuple:
         return node.args
     if isinstance(node, (PosCmp, Arith)):
         return (node.left, node.right)
-    if isinstance(node, Mod):
+    if isinstance(node, (Mod, Div)):
         return (node.arg,)
     return ()
 
@@ -236,11 +242,12 @@ def term_text(t: Term) -> str:
         return str(t.value)
     if isinstance(t, TokPos):
         return f"tokpos({t.at})"
-    if isinstance(t, Mod):
-        inner = term_text(t.arg)
-        if isinstance(t.arg, Arith):
-            inner = f"({inner})"
-        return f"{inner} % {t.modulus}"
+    if isinstance(t, (Mod, Div)):
+        if isinstance(t.arg, (Arith, Mod, Div)):
+            raise ValueError("% and / apply to i, j, n, a constant or tokpos() only (the text "
+                             "syntax has no parentheses in position terms)")
+        return (f"{term_text(t.arg)} % {t.modulus}" if isinstance(t, Mod)
+                else f"{term_text(t.arg)} / {t.divisor}")
     if isinstance(t, Arith):
         right = term_text(t.right)
         if isinstance(t.right, Arith):

@@ -7,7 +7,7 @@
     program = p.build()                      # validated; B.to_text(program) prints it
 
 Expressions combine with ``&``, ``|`` and ``~``; position terms ``I``, ``J``, ``N`` (and
-``B.const(3)``, ``B.tokpos("i")``) support ``+``, ``-``, ``%`` and the comparison methods
+``B.const(3)``, ``B.tokpos("i")``) support ``+``, ``-``, ``%``, ``//`` (the text ``/``) and the comparison methods
 ``.eq .ne .lt .le .gt .ge`` (Python's ``==`` is left alone so nodes stay comparable).
 """
 
@@ -48,8 +48,14 @@ class T:
     def __sub__(self, other):
         return T(A.Arith("-", self.node, _term(other)))
 
+    def __floordiv__(self, p: int):
+        if isinstance(self.node, (A.Arith, A.Mod, A.Div)):
+            raise ValueError("/ applies to i, j, n, a constant or tokpos(); the text syntax "
+                             "has no parentheses in position terms")
+        return T(A.Div(self.node, int(p)))
+
     def __mod__(self, p: int):
-        if isinstance(self.node, A.Arith):
+        if isinstance(self.node, (A.Arith, A.Mod, A.Div)):
             raise ValueError("% applies to i, j, n, a constant or tokpos(); the text syntax "
                              "has no parentheses in position terms")
         return T(A.Mod(self.node, int(p)))

@@ -9,7 +9,7 @@ output vector is true at its last position n (the empty word is rejected).
 
 B-RASP[pos] (our executable reading of the positional variant): score, value and
 position-wise formulas may compare position terms built from i, j, n, integer constants,
-+, -, % and ``tokpos(x)``.  ``tokpos(x)`` is the integer spelled by the trailing digits of
++, -, %, / (floor division by a constant) and ``tokpos(x)``.  ``tokpos(x)`` is the integer spelled by the trailing digits of
 the token at x (``"7"``, ``"q7"`` -> 7; 0 when there are none): it models a transformer
 whose query-key product matches a token embedding with a position embedding, which is what
 retrieval of "the bit at the position named by the query token" needs.  Yang et al.'s
@@ -152,6 +152,8 @@ class _Env:
             return left + right if t.op == "+" else left - right
         if isinstance(t, A.Mod):
             return np.mod(self.term(t.arg, binary), t.modulus)
+        if isinstance(t, A.Div):
+            return np.floor_divide(self.term(t.arg, binary), t.divisor)
         raise TypeError(f"not a position term: {t!r}")
 
     def expr(self, e, binary: bool):

@@ -22,6 +22,8 @@ def _term(t, row, i, j, n):
         return a + b if t.op == "+" else a - b
     if isinstance(t, A.Mod):
         return _term(t.arg, row, i, j, n) % t.modulus
+    if isinstance(t, A.Div):
+        return _term(t.arg, row, i, j, n) // t.divisor
     raise TypeError(t)
 
 

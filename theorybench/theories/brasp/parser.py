@@ -17,8 +17,8 @@ strict (j < i or j > i) or absent (all j).  Inside SCORE and VALUE every vector 
 test names its position: ``P(i)`` (the query position) or ``P(j)`` (the attended one);
 DEFAULT and position-wise statements are at i (``P`` means ``P(i)``).
 B-RASP[pos] adds comparisons of position terms: ``i``, ``j``, ``n`` (the length), integer
-constants, ``+``/``-``, ``t % p`` (``%`` binds tighter than ``+``/``-``; no parentheses in
-terms) and ``tokpos(i)``/``tokpos(j)`` (the position a numeral token names, see
+constants, ``+``/``-``, ``t % p`` and ``t / p`` (floor division; both bind tighter
+than ``+``/``-`` and apply to i, j, n, a constant or tokpos; no parentheses in terms) and ``tokpos(i)``/``tokpos(j)`` (the position a numeral token names, see
 ``interp``), compared with ``== != < <= > >=``, e.g. ``j == i - 1``, ``j <= 3``,
 ``i % 2 == 0``.  Positions are 1-based.  ``i``, ``j``, ``n``, ``true``, ``false``,
 ``leftmost``, ``rightmost``, ``tokpos``, ``output``, ``alphabet`` and ``else`` are
@@ -70,6 +70,7 @@ RIGHTMOST: "rightmost"
      | term ADDOP factor                 -> arith
 ?factor: base
        | base "%" INT                    -> mod
+       | base "/" INT                    -> div
 ?base: pos                               -> var
      | N                                 -> nvar
      | INT                               -> int_
@@ -93,7 +94,7 @@ _NICE = {"NAME": "a name", "STRING": "a token in double quotes", "INT": "an inte
          "POS": "i or j", "CMPOP": "a comparison (== != < <= > >=)", "ADDOP": "+ or -",
          "LEFTMOST": "leftmost", "RIGHTMOST": "rightmost", "EQUAL": "=", "LPAR": "(", "RPAR": ")",
          "LSQB": "[", "RSQB": "]", "COLON": ":", "BANG": "!", "OROR": "||", "ANDAND": "&&",
-         "TRUE": "true", "FALSE": "false", "PERCENT": "%", "$END": "end of line",
+         "TRUE": "true", "FALSE": "false", "PERCENT": "%", "SLASH": "/", "$END": "end of line",
          "OUTPUT": "output", "ALPHABET": "alphabet", "J": "j", "I": "i", "N": "n",
          "TOKPOS": "tokpos"}
 
@@ -194,6 +195,9 @@ class _Build(Transformer):
 
     def pos(self, items):
         return items[0]
+
+    def div(self, items):
+        return A.Div(items[0], int(items[1]))
 
     def var(self, items):
         return A.Var(str(items[0]), self._loc(items[0]))

@@ -58,6 +58,9 @@ def _expr_problems(expr, where: str, binary: bool, defined: set, alphabet, stmt_
                 if isinstance(t, A.Mod) and t.modulus <= 0:
                     out.append(ProgramProblem(
                         f"% {t.modulus}: the modulus must be a positive integer", line, col))
+                if isinstance(t, A.Div) and t.divisor <= 0:
+                    out.append(ProgramProblem(
+                        f"/ {t.divisor}: the divisor must be a positive integer", line, col))
                 if not binary and ((isinstance(t, A.Var) and t.name == "j")
                                    or (isinstance(t, A.TokPos) and t.at == "j")):
                     tl, tc = _loc(t, (line, col))
