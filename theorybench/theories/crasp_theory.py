@@ -25,6 +25,11 @@ Rules, in order:
    (n+1)^P and P >= log2(rows) / log2(n+1) (THEORY.md section 4). If the exact one-way
    complexity (max over splits, :mod:`.communication`) grows faster than c * log n, no
    fixed program exists -> Hard, with the implied lower bound on P by n in the evidence.
+   Where fewer than four n can be counted exactly (graph tasks), the series is a sampled
+   LOWER bound instead (exact rows of sampled prefixes over all suffixes at one split),
+   which can only under-state the growth. "Faster than c log n" is judged on the measured
+   range by the fit cc = a + b log2(n+1) + c n (c >= 0.25 bits per unit n) or by
+   :func:`.growth.classify_growth`; both fits are in the evidence.
 4. ``reduction from flip-flop`` (reduction): the flip-flop language (monoid U_2) is not in
    C-RASP (THEORY.md section 4); a projection from it to the family, checked on every
    flip-flop word up to a length (:mod:`.crasp.flipflop`), and C-RASP's closure under
