@@ -37,7 +37,7 @@ def cmd_automaton(args) -> int:
     print(f"task {args.task}  alphabet {' '.join(view.alphabet)}  "
           f"(learned from words up to length {res.learn_len}, checked up to {res.check_len})")
     g = res.growth
-    print(f"residual classes by bound m: "
+    print("residual classes by bound m: "
           + ", ".join(f"m={m}: {c}" for m, c in zip(g["m"], g["classes"])))
     if res.status != "regular":
         print(f"{res.status.upper()}: {res.reason}")

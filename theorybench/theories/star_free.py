@@ -39,7 +39,7 @@ import functools
 from typing import Any, ClassVar
 
 from .. import tasks
-from ..errors import ResourceLimitError, TaskParameterError, TheoryError
+from ..errors import ResourceLimitError, TaskParameterError
 from .automata import aperiodicity, learn_dfa, learn_view_cached, quasi_aperiodicity
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, register_theory, rule
 from .brasp import ast as A
