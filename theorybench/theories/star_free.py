@@ -9,15 +9,22 @@ Two matrix columns:
   (1968) LTL = FO[<], by McNaughton & Papert (1971) FO[<] = star-free, and by
   Schutzenberger (1965) a regular language is star-free iff its syntactic monoid is
   aperiodic.
-* ``star_free_pos`` - B-RASP[pos]: scores may also compare positions (``j == i - 1``,
-  ``j == 3``, ``i % 2 == 0``, ``tokpos``; see ``brasp.interp``).  Yang et al. extend the
-  characterisation to position embeddings (numerical predicates on positions, section on
-  position embeddings - check the theorem number).  Position comparisons are numerical
-  predicates, so a B-RASP[pos] program defines an FO[Arb] language, i.e. a language in
-  non-uniform AC0; a regular language is in AC0 iff its syntactic morphism is
-  quasi-aperiodic (Barrington, Compton, Straubing & Therien 1992), and then it is
-  FO[<, MOD]-definable.  Non-regularity is *not* a lower bound here (numerical predicates
-  recognise non-regular languages), so that rule is skipped for this column.
+* ``star_free_pos`` - B-RASP[pos]: scores (and position-wise formulas) may also compare
+  positions (``j == i - 1``, ``j == 3``, ``i % 2 == 0``, ``j == i - n / 2``, ``tokpos``; see
+  ``brasp.interp``).  Yang et al. treat position embeddings in section 5 of the paper
+  (arXiv v3/v4: finite-image embeddings add unary numerical predicates, rational
+  sinusoidal ones modular predicates; check the theorem numbers there).  Our [pos] is
+  more liberal: *binary* numerical predicates of (i, j, n) in scores.  It stays inside
+  FO[Arb] = non-uniform AC0 (Barrington, Immerman & Straubing 1990), which is what the
+  lower bounds of this column use: a regular language is in AC0 iff its syntactic
+  morphism is quasi-aperiodic (Barrington, Compton, Straubing & Therien 1992), and AC0
+  circuits have polylogarithmic average sensitivity (Boppana 1997).  Non-regularity is
+  *not* a lower bound here (numerical predicates recognise non-regular languages), so that
+  rule is skipped for this column.  ``tokpos`` (the position a query token names) lets a
+  fixed program answer index queries; it goes beyond Yang et al.'s fixed-alphabet setting
+  and predictions relying on it say so.  Token-equality between positions (needed by
+  edge_exists: is the query edge among the listed ones?) is not a B-RASP predicate, so
+  the graph families stay Unknown.
 
 Rules (DESIGN.md order).  Construction: a library program verified against the task at
 every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
