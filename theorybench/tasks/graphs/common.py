@@ -31,6 +31,8 @@ QUERY = "?"
 MAX_NODES = 1024
 #: Rows x columns of random keys drawn at once when sampling edge sets (memory bound).
 CHUNK_CELLS = 1 << 23
+#: Rows generated at once by the constructive samplers (even: each block is balanced).
+BLOCK_ROWS = 8192
 
 
 def nodes_param(doc: str) -> Param:
@@ -102,23 +104,26 @@ class GraphTask(Task):
         return self.V + self.M
 
     def edge_ids(self, u: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """Token ids of the edges (u, w), 0-based nodes, vectorized (undirected: any order)."""
-        u = np.asarray(u, dtype=np.int64)
-        w = np.asarray(w, dtype=np.int64)
-        V = self.V
-        if self.directed:
-            out = u * (V - 1)
-            out += w
-            out -= w > u
-            out += V
-            return out
-        lo, hi = np.minimum(u, w), np.maximum(u, w)
-        out = lo * (2 * V - 1) - lo * lo
-        out //= 2
-        out += hi
-        out -= lo
-        out += V - 1
-        return out
+        """Token ids of the edges (u, w), 0-based nodes, vectorized (undirected: any order).
+
+        Row-major formula: V + u(V-1) + w - [w > u] (directed), V + uV - u(u+1)/2 +
+        (w - u - 1) for u < w (undirected); read from a (V, V) table built once."""
+        flat = np.multiply(u, self.V, dtype=np.int64)
+        flat += w
+        return self.pair_table().take(flat)
+
+    def pair_table(self) -> np.ndarray:
+        """Flat (V * V,) int64 table: the edge id of (u, w) at u * V + w (-1 on the diagonal)."""
+        if not hasattr(self, "_pairs"):
+            V = self.V
+            src, dst = self._edge_table()
+            table = np.full((V, V), -1, dtype=np.int64)
+            ids = np.arange(V, V + self.M, dtype=np.int64)
+            table[src, dst] = ids
+            if not self.directed:
+                table[dst, src] = ids
+            self._pairs = table.reshape(-1)
+        return self._pairs
 
     # ---- layout ------------------------------------------------------------------------
     def input_length(self) -> int:
@@ -229,13 +234,18 @@ def random_keys(rng: np.random.Generator, shape, values: np.ndarray, bits: int) 
     return keys
 
 
-def shuffle_rows(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
-    """Each row of the non-negative int array ``x`` in an independent uniform random order."""
+def shuffle_rows(rng: np.random.Generator, x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Each row of the non-negative int64 array ``x`` in an independent uniform random order
+    (written to ``out`` when given, which may be a column slice of a larger array)."""
     bits = max(1, int(x.max(initial=0)).bit_length())
     keys = random_keys(rng, x.shape, x, bits)
     keys.sort(axis=1)
-    keys &= np.uint64((1 << bits) - 1)
-    return keys.view(np.int64)
+    low = np.uint64((1 << bits) - 1)
+    if out is None:
+        keys &= low
+        return keys.view(np.int64)
+    np.bitwise_and(keys, low, out=out.view(np.uint64))
+    return out
 
 
 def random_subsets(rng: np.random.Generator, count: int, universe: int, size: int,

@@ -29,7 +29,8 @@ import numpy as np
 
 from ..base import Param, balanced_choice
 from ..registry import register
-from .common import MAX_NODES, GraphTask, edge_count, nodes_param, random_subsets
+from .common import (BLOCK_ROWS, MAX_NODES, GraphTask, edge_count, nodes_param,
+                     random_subsets)
 
 
 @register
@@ -89,9 +90,17 @@ class EdgeExists(GraphTask):
             ids = rng.integers(V, V + M, size=(count, n + 1))
             x = self.assemble(ids[:, :n], ids[:, n:])
             return self.batch(x, self.label(x))
+        x = np.empty((count, self.input_length()), dtype=np.int64)
+        y = np.empty(count, dtype=np.int64)
+        for lo in range(0, count, BLOCK_ROWS):      # blocks of rows: small temporaries
+            hi = min(count, lo + BLOCK_ROWS)
+            x[lo:hi], y[lo:hi] = self._balanced(rng, hi - lo)
+        return self.batch(x, y)
+
+    def _balanced(self, rng, count):
+        n, V, M = self.n, self.V, self.M
         chosen = random_subsets(rng, count, M, n, extra=1) + V  # n edges, then a non-edge
         y = balanced_choice(rng, count)
         present = chosen[np.arange(count), rng.integers(0, n, size=count)]
         query = np.where(y == 1, present, chosen[:, n])
-        x = self.assemble(chosen[:, :n], query[:, None])
-        return self.batch(x, y)
+        return self.assemble(chosen[:, :n], query[:, None]), y

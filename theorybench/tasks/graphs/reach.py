@@ -14,7 +14,7 @@ import numpy as np
 
 from ...errors import TaskParameterError
 from ..base import Param, balanced_choice, rejection_balance
-from .common import (MAX_NODES, GraphTask, nodes_param, random_subsets, reachable,
+from .common import (BLOCK_ROWS, MAX_NODES, GraphTask, nodes_param, random_subsets, reachable,
                      shuffle_rows)
 
 
@@ -78,16 +78,31 @@ class ReachTask(GraphTask):
 
     def finish(self, rng, u: np.ndarray, w: np.ndarray, s: np.ndarray, t: np.ndarray):
         """Rows from edge endpoints (count, n) in shuffled order and the query (s, t)."""
-        edges = shuffle_rows(rng, self.edge_ids(u, w))
-        return self.assemble(edges, np.stack([s, t], axis=1))
+        return self.finish_ids(rng, self.edge_ids(u, w), s, t)
+
+    def finish_ids(self, rng, edges: np.ndarray, s: np.ndarray, t: np.ndarray):
+        """Rows from edge ids (count, n), shuffled within each row, and the query (s, t)."""
+        x = np.empty((len(edges), self.input_length()), dtype=np.int64)
+        shuffle_rows(rng, edges, out=x[:, : self.n])
+        x[:, self.n] = self.query_id
+        x[:, self.n + 1] = s
+        x[:, self.n + 2] = t
+        return x
 
     def sample_paths(self, rng, count):
         """Two node-disjoint paths of n/2 edges; positives on one path (s before t),
         negatives across the paths; labels balanced."""
         L = self.n // 2
         nodes = self.relabel(rng, count, 2 * (L + 1))
-        u = np.concatenate([nodes[:, :L], nodes[:, L + 1: 2 * L + 1]], axis=1)
-        w = np.concatenate([nodes[:, 1: L + 1], nodes[:, L + 2:]], axis=1)
+        # consecutive nodes of the row form the two paths; the pair straddling the paths
+        # (column L) is not an edge and is dropped
+        flat = np.empty((count, self.n), dtype=np.int64)
+        np.multiply(nodes[:, :L], self.V, out=flat[:, :L])
+        np.multiply(nodes[:, L + 1: 2 * L + 1], self.V, out=flat[:, L:])
+        flat[:, :L] += nodes[:, 1: L + 1]
+        flat[:, L:] += nodes[:, L + 2:]
+        edges = self.pair_table().take(flat)
+        del flat
         y = balanced_choice(rng, count)
         rows = np.arange(count)
         path = rng.integers(0, 2, size=count) * (L + 1)          # offset of the chosen path
@@ -99,7 +114,7 @@ class ReachTask(GraphTask):
         s = np.where(y == 1, nodes[rows, path + lo], nodes[rows, path + i])
         t = np.where(y == 1, nodes[rows, path + hi],
                      nodes[rows, other + rng.integers(0, L + 1, size=count)])
-        return self.finish(rng, u, w, s, t), y
+        return self.finish_ids(rng, edges, s, t), y
 
     def sample_random(self, rng, count):
         """n independent random edges (no self-loops) among m = max(3, n / density) random
@@ -132,5 +147,15 @@ class ReachTask(GraphTask):
     def sample(self, rng, count, distribution=None):
         dist = self.resolve_distribution(distribution)
         count = self.check_count(count)
-        x, y = getattr(self, f"sample_{dist}")(rng, count)
+        fn = getattr(self, f"sample_{dist}")
+        if dist in ("random", "uniform"):
+            x, y = fn(rng, count)
+            return self.batch(x, y)
+        # the constructive generators run in blocks of rows (an even number, so that each
+        # full block is exactly balanced): temporaries stay small and cache-friendly
+        x = np.empty((count, self.input_length()), dtype=np.int64)
+        y = np.empty(count, dtype=np.int64)
+        for lo in range(0, count, BLOCK_ROWS):
+            hi = min(count, lo + BLOCK_ROWS)
+            x[lo:hi], y[lo:hi] = fn(rng, hi - lo)
         return self.batch(x, y)
