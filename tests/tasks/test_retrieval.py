@@ -282,14 +282,16 @@ def test_khop_enumerate(n, alphabet):
     assert np.array_equal(task.label(x), task.oracle(x))
 
 
-def test_khop_sampler_is_uniform_on_valid_inputs():
-    task = tasks.get("khop", n=4, alphabet=3)
+@pytest.mark.parametrize("alphabet", [3, 4])
+def test_khop_sampler_is_uniform_on_valid_inputs(alphabet):
+    task = tasks.get("khop", n=4, alphabet=alphabet)
     count = 48000
     x = task.sample(np.random.default_rng(3), count).tokens
-    codes = x @ (3 ** np.arange(4))
+    codes = x @ (alphabet ** np.arange(4))
     seen, counts = np.unique(codes, return_counts=True)
-    assert len(seen) == 3 * 2 ** 3
-    expected = count / 24
+    size = alphabet * (alphabet - 1) ** 3
+    assert len(seen) == size
+    expected = count / size
     assert np.all(np.abs(counts - expected) < 5 * math.sqrt(expected))
 
 

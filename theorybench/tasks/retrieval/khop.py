@@ -171,11 +171,20 @@ class KHop(Task):
 
     # ---- sampling ---------------------------------------------------------------------
     def _draw(self, rng: np.random.Generator, count: int) -> np.ndarray:
-        # X_i = X_(i-1) + s_i mod |Sigma| with s_i uniform on 1..|Sigma|-1 (int32: no overflow)
-        first = rng.integers(0, self.alphabet, size=(count, 1), dtype=np.int32)
-        steps = rng.integers(1, self.alphabet, size=(count, self.n - 1), dtype=np.int32)
-        x = np.concatenate([first, first + np.cumsum(steps, axis=1, dtype=np.int32)], axis=1)
-        return (x % self.alphabet).astype(np.int64)
+        # X_i = X_(i-1) + s_i mod |Sigma|, s_i uniform on 1..|Sigma|-1 (X_1 uniform)
+        A = self.alphabet
+        if 256 % A == 0:  # uint8 running sums wrap mod 256, a multiple of A
+            x = rng.integers(1, A, size=(count, self.n), dtype=np.uint8)
+            if self.n:
+                x[:, 0] = rng.integers(0, A, size=count, dtype=np.uint8)
+            np.cumsum(x, axis=1, dtype=np.uint8, out=x)
+        else:
+            x = rng.integers(1, A, size=(count, self.n), dtype=np.int32)
+            if self.n:
+                x[:, 0] = rng.integers(0, A, size=count, dtype=np.int32)
+            np.cumsum(x, axis=1, dtype=np.int32, out=x)
+        x %= A
+        return x.astype(np.int64)
 
     def sample(self, rng, count, distribution=None):
         self.resolve_distribution(distribution)
