@@ -45,11 +45,12 @@ INVALID = -1
 MAX_TABLE = 1 << 18
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=32)
 def _all_words(k: int, length: int) -> np.ndarray:
     if length == 0:
-        return np.zeros((1, 0), dtype=np.int64)
+        return np.zeros((1, 0), dtype=np.int8)
     words = product_space([range(k)] * length, limit=MAX_TABLE)
+    words = words.astype(np.int8 if k <= 127 else np.int64)
     words.setflags(write=False)
     return words
 
@@ -173,10 +174,15 @@ class LanguageView:
                 f"than {MAX_TABLE:,}; use a smaller length bound (check_len, --n)")
         return _all_words(self.k, length)
 
-    @functools.lru_cache(maxsize=64)
+    @functools.lru_cache(maxsize=128)
     def table(self, length: int) -> np.ndarray:
-        """Outputs of all k^length words of ``length``, indexed by their base-k code."""
-        return self.membership(self.words(length))
+        """Outputs of all k^length words of ``length``, indexed by their base-k code
+        (stored as int8 when the outputs fit)."""
+        out = self.membership(self.words(length))
+        if out.size and -128 <= out.min() and out.max() <= 127:
+            out = out.astype(np.int8)
+        out.setflags(write=False)
+        return out
 
     def max_length(self, budget: int = MAX_TABLE) -> int:
         """Largest L with k^L <= budget."""
