@@ -121,14 +121,17 @@ class KHop(Task):
     def find(self, tokens: np.ndarray) -> np.ndarray:
         """find() at every position, 0-based: int64 (count, n), -1 where find(i) = 0."""
         x = np.atleast_2d(np.asarray(tokens, dtype=np.intp))
+        n = x.shape[1]
         out = np.empty(x.shape, dtype=np.int64)
         starts, step = self._blocks(len(x))
         for lo in starts:
-            f = self._find_ext(x[lo: lo + step])[:, : self.n]
-            out[lo: lo + step] = np.where(f == self.n, -1, f)
+            f = self._find_ext(x[lo: lo + step])[:, :n]
+            out[lo: lo + step] = np.where(f == n, -1, f)
         return out
 
     def label(self, tokens):
+        """hop_k at every position: label ids (count, n), ``no_hop_id`` for ⊥. Tokens must
+        be symbol ids; a block of rows at a time, k - 1 gathers compose find."""
         x = np.atleast_2d(np.asarray(tokens, dtype=np.intp))
         count, n = x.shape
         out = np.empty((count, n), dtype=np.int64)
