@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theorybench import tasks
-from theorybench.errors import TaskInputError, TaskParameterError
+from theorybench.errors import EnumerationTooLarge, TaskInputError, TaskParameterError
 
 QUERY = ("index_all", "index_any", "index_parity")
 OP = {"index_all": all, "index_any": any, "index_parity": lambda bs: sum(bs) % 2 == 1,
@@ -364,3 +364,14 @@ def test_khop_decision_view_and_seeds():
     b = task.sample(np.random.default_rng(1), 100)
     c = task.sample(np.random.default_rng(2), 100)
     assert np.array_equal(a.tokens, b.tokens) and not np.array_equal(a.tokens, c.tokens)
+
+
+@pytest.mark.parametrize("name,kw", [("khop", {"n": 12}), ("index", {"n": 22}),
+                                     ("index_all", {"n": 12}),
+                                     ("index_any", {"n": 12, "mode": "mask"})])
+def test_enumerate_too_large(name, kw):
+    task = tasks.get(name, **kw)
+    with pytest.raises(EnumerationTooLarge, match="enumeration limit"):
+        task.enumerate()
+    with pytest.raises(EnumerationTooLarge, match="use sample"):
+        task.decision_view()[0].enumerate()
