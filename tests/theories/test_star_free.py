@@ -37,6 +37,7 @@ def test_group_rule_parity():
     assert p.verdict is Verdict.HARD and p.rule == "group in the syntactic monoid"
     wit = p.evidence["witness"]
     assert wit["word"] == "1" and wit["period"] == 2
+    assert wit["reference_agrees"]  # u w^i z recomputed by the task's reference
     check_json(p.evidence)
 
 

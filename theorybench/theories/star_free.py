@@ -146,7 +146,7 @@ class _StarFreeBase(Theory):
             if res.status != "regular":
                 reasons.append(f"{label}: {res.status}")
                 continue
-            good, info = test(res.dfa)
+            good, info = test(res.dfa, view)
             if good:
                 if label == "all letters":
                     return RuleSkip(f"the minimal automaton passes the {need} test")
@@ -217,7 +217,8 @@ class _StarFreeBase(Theory):
         star-free, so no B-RASP program / masked hard-attention transformer without
         positions (Schutzenberger; Yang et al.)."""
         limit = int(ctx.options.get("monoid_limit", 20000))
-        found = self._find_group(family, ctx, lambda d: aperiodicity(d, limit), "star-free")
+        found = self._find_group(family, ctx, lambda d, v: aperiodicity(d, limit, view=v),
+                                 "star-free")
         if isinstance(found, RuleSkip):
             return found
         label, res, wit = found
@@ -305,7 +306,8 @@ class StarFreePos(_StarFreeBase):
         two-letter restriction): the regular language is not in AC0 (Barrington et al.
         1992), while B-RASP[pos] programs (numerical predicates) define FO[Arb] languages,
         which are in non-uniform AC0."""
-        found = self._find_group(family, ctx, quasi_aperiodicity, "quasi-aperiodic")
+        found = self._find_group(family, ctx, lambda d, v: quasi_aperiodicity(d),
+                                 "quasi-aperiodic")
         if isinstance(found, RuleSkip):
             return found
         label, res, info = found
