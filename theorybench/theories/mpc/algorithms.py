@@ -10,6 +10,8 @@ F = s / width a tree over the machines has depth ceil(log_F machines) ~ 1/delta 
   O(1/delta);
 * carry of binary_add by a max-reduce over the non-propagating positions: O(1/delta);
 * khop (last position) by chasing k hops, each a broadcast and a max-reduce: O(k/delta);
+* dyck / dyck_bounded (:mod:`.dyck`): depth fold or scan plus block-summary matching,
+  and the stack automaton's transition functions composed up a tree: O(1/delta);
 * reach_* by label propagation: a constant number of rounds per iteration and as many
   iterations as the graph's diameter - rounds grow with n on the path instances.
 """
@@ -22,6 +24,7 @@ from typing import Callable
 import numpy as np
 
 from ...errors import TaskParameterError
+from .dyck import automaton_fold, dyck_algorithm
 from .simulator import MPC, Dist, exchange_many, segment_reduce
 
 _IDENT = {"and": 1, "or": 0, "xor": 0, "sum": 0, "max": np.iinfo(np.int64).min,
@@ -232,6 +235,10 @@ ALGORITHMS: dict[str, tuple[str, Callable]] = {
     "khop": ("hop chasing (broadcast + max-reduce per hop)", khop_last),
     "reach_directed": ("label propagation", label_propagation),
     "reach_undirected": ("label propagation", label_propagation),
+    "dyck": ("depth fold (k=1) / depth scan + block-summary bracket matching (k>1)",
+             dyck_algorithm),
+    "dyck_bounded": ("stack-automaton transition functions composed up a tree",
+                     automaton_fold),
 }
 
 
