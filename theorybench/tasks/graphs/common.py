@@ -281,16 +281,19 @@ def reachable(src: np.ndarray, dst: np.ndarray, s: np.ndarray, t: np.ndarray, no
               directed: bool) -> np.ndarray:
     """Bool (count,): is t reachable from s along the edges (src[r, e] -> dst[r, e])?
 
-    Vectorized frontier propagation on a (count, nodes) boolean array: every step marks
-    the heads of all edges whose tail is marked (a scatter into the flat array); a row
-    leaves the loop as soon as t is marked or nothing changed, so the number of steps is
-    at most the longest shortest path. s = t counts as reachable (the empty path).
+    s = t counts as reachable (the empty path). Undirected graphs use
+    :func:`connected_roots`; directed ones a vectorized frontier propagation on a
+    (count, nodes) boolean array: every step marks the heads of all edges whose tail is
+    marked (a scatter into the flat array); a row leaves the loop as soon as t is marked
+    or nothing changed, so the number of steps is at most the longest shortest path.
     """
     count = len(s)
     if not directed:
-        src, dst = np.concatenate([src, dst], axis=1), np.concatenate([dst, src], axis=1)
-    reached = np.zeros(count * nodes, dtype=bool)
+        root = connected_roots(src, dst, nodes)
+        rows = np.arange(count)
+        return root[rows, s] == root[rows, t]
     base = np.arange(count, dtype=np.int64) * nodes
+    reached = np.zeros(count * nodes, dtype=bool)
     reached[base + s] = True
     fs, fd = src + base[:, None], dst + base[:, None]
     target = base + t
@@ -302,3 +305,45 @@ def reachable(src: np.ndarray, dst: np.ndarray, s: np.ndarray, t: np.ndarray, no
         reached[a_d[new]] = True
         active = active[changed & ~reached[target[active]]]
     return reached[target]
+
+
+def connected_roots(src: np.ndarray, dst: np.ndarray, nodes: int) -> np.ndarray:
+    """(count, nodes) component representative of every node, for the undirected edges
+    (src[r, e], dst[r, e]) of each row r.
+
+    Hook-and-compress (in the style of Shiloach and Vishkin, 1982): each round, for
+    every edge joining two different trees, the larger root is hooked under the smaller
+    (an arbitrary write wins where several compete, which keeps the forest acyclic since
+    roots only ever point to smaller roots); then pointer jumping flattens every tree.
+    Rows drop out once no edge joins two of their trees, so their roots are exactly
+    their components. Work is on the still-active rows only.
+    """
+    count = len(src)
+    dt = np.int32 if count * nodes < 2**31 else np.int64
+    parent = np.broadcast_to(np.arange(nodes, dtype=dt), (count, nodes)).copy()
+    rows = np.arange(count)
+    offset = np.arange(count, dtype=dt)[:, None] * dt(nodes)        # row r starts at r*nodes
+    src, dst = src.astype(dt), dst.astype(dt)
+    fu, fw = src + offset, dst + offset                              # flat endpoints
+    while rows.size:
+        p = parent[rows]
+        flat = p.reshape(-1)
+        ru, rw = flat.take(fu), flat.take(fw)                       # local root ids
+        cross = ru != rw
+        keep = cross.any(axis=1)
+        if not keep.any():
+            break
+        if not keep.all():
+            rows, p, ru, rw, cross = rows[keep], p[keep], ru[keep], rw[keep], cross[keep]
+            flat = p.reshape(-1)
+            offset = offset[: len(rows)]
+            fu, fw = src[rows] + offset, dst[rows] + offset
+        flat[(np.maximum(ru, rw) + offset)[cross]] = np.minimum(ru, rw)[cross]
+        while True:
+            nxt = flat.take(p + offset)
+            if np.array_equal(nxt, p):
+                break
+            p = nxt
+            flat = p.reshape(-1)
+        parent[rows] = p
+    return parent
