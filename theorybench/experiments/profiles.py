@@ -5,9 +5,10 @@ profile's tasks and sizes, :func:`expand` the run specs of one line. Expected ti
 measured on the development machine (2 shared CPU cores, torch 2.13 CPU, 1-2 threads per run)
 where the text says "measured", and extrapolated from measured step times otherwise.
 
-smoke  - in-distribution: any, majority, parity, index at n = 8 and 16 (index: n = 8, 16);
+smoke  - in-distribution: any, majority (n = 7, 15), parity at n = 8 and 16 (index is left
+         out: the small model learns it only after a seed-dependent plateau);
          length generalization: any and parity with nope / alibi / learned_offsets.
-         small model, 400 steps max, batch 64, lr 3e-3, eval every 50 on 256 fresh
+         small model, 400 steps max, batch 64, lr 1e-3, eval every 50 on 256 fresh
          instances, target 0.99, seed 0, online. Measured: about 4-5 minutes for both
          lines together on 2 cores (see benchmarks/bench_training.py).
 quick  - every registered family at its first three train_ns; small model; 2000 steps
@@ -55,7 +56,7 @@ class Profile:
     seeds: tuple = (0,)
 
 
-_SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=3e-3, warmup=40, eval_every=50,
+_SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=1e-3, warmup=40, eval_every=50,
                               eval_count=256, target=0.99, final_eval_count=1024)
 _QUICK_TRAIN = TrainingConfig(steps=2000, batch_size=64, lr=1e-3, warmup=100, eval_every=100,
                               eval_count=512, target=0.99, final_eval_count=2048)
@@ -67,8 +68,8 @@ PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         name="smoke", description="a few tasks, small model: checks the whole pipeline",
         expected_time="about 4-5 minutes for both lines on 2 CPU cores (measured)",
-        in_tasks=("any", "majority", "parity", "index"), lg_tasks=("any", "parity"),
-        ns={"any": (8, 16), "majority": (7, 15), "parity": (8, 16), "index": (8, 16)},
+        in_tasks=("any", "majority", "parity"), lg_tasks=("any", "parity"),
+        ns={"any": (8, 16), "majority": (7, 15), "parity": (8, 16)},
         in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
         lg_training=_SMOKE_TRAIN),
     "quick": Profile(
