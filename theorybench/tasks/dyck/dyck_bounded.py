@@ -3,9 +3,12 @@
 Definition. Over the 2k brackets ``( ) [ ] { } < >`` (first k types), the label is 1 iff
 w is in Dyck-k (well nested, see :mod:`.dyck`) and its depth profile (number of open
 brackets after each prefix) never exceeds D. Parameters: k in 1..4 (default 1), D >= 1
-(default 2), n even. For fixed k and D the language is regular, and for D bounded it is
-star-free (it is recognized by a counter-free automaton; cf. Yang, Chiang, Angluin,
-NeurIPS 2024, and Yao et al., ACL 2021, who build transformers for bounded Dyck).
+(default 2), n even. For fixed k and D the language is regular and its minimal
+automaton (a stack of at most D brackets plus a reject state) is counter-free: a word of
+non-zero balance overflows or underflows the stack when repeated D + 1 times, and one of
+zero balance acts the same when applied twice or three times; so the language is
+star-free (Schuetzenberger 1965; McNaughton and Papert 1971). Yao et al. (ACL 2021) build
+transformers for bounded-depth Dyck-k.
 
 Distributions:
 

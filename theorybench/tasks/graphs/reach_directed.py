@@ -7,8 +7,9 @@ n is even and >= 2; V = ``nodes`` or, when 0, n + 2. Rows all have n + 3 tokens.
 
 Distributions:
 
-* ``paths`` (default; the generator of Schnabel et al. 2025, "Lost in transmission: when
-  and why LLMs fail to reason globally"): two node-disjoint directed paths of n/2 edges
+* ``paths`` (default; after the reachability generator of Schnabel, Tomlinson,
+  Swaminathan, Neville, "Lost in transmission: when and why LLMs fail to reason
+  globally", NeurIPS 2025, arXiv 2505.08140): two node-disjoint directed paths of n/2 edges
   each on 2(n/2 + 1) distinct, randomly chosen node names (a random relabelling), the n
   edges listed in random order. Positives (half, fair coin for odd counts): s and t on the
   same path with s before t, the pair of places uniform; negatives: s on one path and t on
@@ -19,9 +20,10 @@ Distributions:
   are connected), s != t uniform among those m; label-balanced by rejection.
 * ``uniform``: every edge token and s, t independent and uniform (the natural input space).
 
-Sources: THEORY.md section 9; Schnabel et al. (2025) above; Sanford, Hsu, Telgarsky,
-"Transformers, parallel computation, and logarithmic depth" (ICML 2024) for graph
-connectivity as a task whose depth must grow with log n under the 1-vs-2-cycle conjecture.
+Sources: THEORY.md section 9; Schnabel et al. (NeurIPS 2025) above, who show
+reachability is BAPO-hard; Sanford, Hsu, Telgarsky, "Transformers, parallel computation,
+and logarithmic depth" (ICML 2024, arXiv 2402.09268), where connectivity needs depth
+Omega(log n) under the 1-cycle vs 2-cycle conjecture of MPC.
 """
 
 from ..registry import register

@@ -7,8 +7,8 @@ the graph with edge set {e_1, .., e_n} on the nodes v1 .. vV (s = t counts). n i
 
 Distributions:
 
-* ``paths`` (default; as reach_directed, after Schnabel et al. 2025, "Lost in
-  transmission"): two node-disjoint paths of n/2 edges on randomly chosen node names,
+* ``paths`` (default; as reach_directed, after Schnabel et al., "Lost in transmission",
+  NeurIPS 2025): two node-disjoint paths of n/2 edges on randomly chosen node names,
   edges in random order; positives: s, t two distinct uniform places on one path;
   negatives: s on one path, t on the other.
 * ``cycles`` (the stress distribution; needs n even and >= 6): the n edges form either one
@@ -16,7 +16,8 @@ Distributions:
   each with probability 1/2; s is a node and t the node n/2 places further along the
   node order of the construction: antipodal on the single cycle, on the other cycle in
   the two-cycle case. This is the 1-cycle vs 2-cycles problem, conjectured to need
-  Omega(log n) rounds of MPC (Sanford, Hsu, Telgarsky, ICML 2024, Conjecture 2.3 (check)).
+  Omega(log n) rounds of MPC (Ghaffari, Kuhn, Uitto 2019), hence depth Omega(log n) for
+  transformers of sublinear width (Sanford, Hsu, Telgarsky, ICML 2024, arXiv 2402.09268).
 * ``random``: n independent random edges (no self-loops) among m = round(n / 0.87)
   randomly chosen nodes (mean degree about 1.74, where roughly half of the pairs are
   connected; at most V), s != t among them; balanced by rejection.
