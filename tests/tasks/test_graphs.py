@@ -188,6 +188,12 @@ def test_random_subsets_uniform():
     used = counts[counts > 0]
     assert len(used) == 60                       # ordered triples of distinct elements
     assert np.abs(used - 2000).max() < 6 * np.sqrt(2000)
+    # the sparse method (universe >= 8 * take): draw with replacement, redraw repeats
+    y = random_subsets(np.random.default_rng(6), 120000, 16, 1, extra=1)
+    assert np.all(y[:, 0] != y[:, 1])
+    counts = np.bincount(y[:, 0] * 16 + y[:, 1], minlength=256)
+    used = counts[counts > 0]
+    assert len(used) == 240 and np.abs(used - 500).max() < 6 * np.sqrt(500)
 
 
 @pytest.mark.parametrize("name", GRAPHS)

@@ -261,6 +261,8 @@ def random_subsets(rng: np.random.Generator, count: int, universe: int, size: in
     take = size + extra
     if take > universe:
         raise ValueError(f"cannot take {take} distinct elements of {universe}")
+    if universe >= 8 * take:
+        return _sparse_distinct(rng, count, universe, take)
     bits = max(1, int(universe - 1).bit_length())
     low = np.uint64((1 << bits) - 1)
     ids = np.arange(universe, dtype=np.uint64)
@@ -275,6 +277,32 @@ def random_subsets(rng: np.random.Generator, count: int, universe: int, size: in
         keys &= low
         out[lo:hi] = keys.view(np.int64)
     return out
+
+
+def _sparse_distinct(rng: np.random.Generator, count: int, universe: int,
+                     take: int) -> np.ndarray:
+    """(count, take) distinct elements per row when universe >= 8 take: draw with
+    replacement, then redraw every entry equal to an earlier one in its row until none is.
+
+    The procedure commutes with any relabelling of the universe, and the symmetric group
+    acts transitively on tuples of distinct elements, so each row is a uniform random
+    tuple of ``take`` distinct elements (a uniform subset in uniform order).
+    """
+    x = rng.integers(0, universe, size=(count, take))
+    rows = np.arange(count)
+    while rows.size:
+        sub = x[rows]
+        order = np.argsort(sub, axis=1, kind="stable")
+        ranked = np.take_along_axis(sub, order, axis=1)
+        dup_sorted = np.zeros_like(ranked, dtype=bool)
+        dup_sorted[:, 1:] = ranked[:, 1:] == ranked[:, :-1]   # later copy (stable order)
+        dup = np.zeros_like(dup_sorted)
+        np.put_along_axis(dup, order, dup_sorted, axis=1)
+        has = dup.any(axis=1)
+        rows, sub, dup = rows[has], sub[has], dup[has]
+        sub[dup] = rng.integers(0, universe, size=int(dup.sum()))
+        x[rows] = sub
+    return x
 
 
 def reachable(src: np.ndarray, dst: np.ndarray, s: np.ndarray, t: np.ndarray, nodes: int,
