@@ -35,5 +35,7 @@ def test_mpc_rounds(capsys):
 def test_errors_exit_2(capsys):
     rc, _, err = run(capsys, "bapo", "frontier", "parity", "--n", "40")
     assert rc == 2 and "smaller n" in err
-    rc, _, err = run(capsys, "mpc", "rounds", "dyck", "--n", "8")
+    rc, _, err = run(capsys, "mpc", "rounds", "nosuchtask", "--n", "8")
     assert rc == 2
+    rc, _, err = run(capsys, "mpc", "rounds", "dyck", "--n", "1024", "--delta", "0.3")
+    assert rc == 2 and "coordinator" in err and "delta >= 0.5" in err

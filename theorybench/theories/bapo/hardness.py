@@ -2,12 +2,34 @@
 
 Schnabel et al. (NeurIPS 2025, arXiv 2505.08140, Section 3) prove Majority, Reachability
 and Match3 BAPO-hard. A reduction transfers that only if it keeps prefixes and suffixes
-aligned: here a monotone projection (every output token a constant or a copy of one
-input token, positions in non-decreasing order), so that the image of a split of the
-source is a split of the target and an (a, b)-BAPO for the target yields an
-(a, c*b)-BAPO for the source (c = the largest number of output tokens one input token
-feeds). The theory checks label preservation and the projection/monotonicity property
-with :class:`~theorybench.theories.reductions.Reduction` before using one.
+aligned: here a monotone projection (every output token a constant or a function of one
+input token, the input positions in non-decreasing order), so that the image of a split
+of the source is a split of the target. Then an (a, b)-BAPO for the target yields an
+(a, b)-BAPO for the source, whatever the fan-out:
+
+* f' = f on the image of the prefix (it depends on the prefix only);
+* g' selects x_i iff g selects one of x_i's images (g' can compute them and the target
+  suffix from x_i, i and the source suffix);
+* h' rebuilds, from the delivered source tokens, their selected images, adds the
+  selected constant tokens of the target prefix, and hands any b of these to h (all of
+  them if fewer). Each delivered source token has a selected image, so when the source
+  adversary delivers b tokens there are at least b; when it delivers all selected ones
+  h' has every selected target token. Either way that is a legal adversarial choice
+  for the target protocol, so h answers correctly.
+
+A polynomial blow-up of the length does not matter: a constant (a, b) for the target at
+every length would give one for the source. The theory checks label preservation and
+the projection/monotonicity property with
+:class:`~theorybench.theories.reductions.Reduction` before using one.
+
+Majority -> reach_undirected (:func:`majority_to_reach`), the counting graph: nodes
+(i, c) for 0 <= c <= i <= n, for every bit i and count c an edge
+{(i-1, c), (i, c + x_i)} (i + 1 edges, each a function of x_i alone, in order of i),
+then the constant edges {(n, c), T} for c > n/2 and the query (s, t) = ((0, 0), T).
+Every node has at most one edge to the next layer and one from the previous, so the
+components of the layered part are paths through the layers; the path of (0, 0) ends
+at (n, #ones), and T joins only ends of paths, so (0, 0) and T are connected iff
+#ones > n/2. (n + 1)^2 / 2 edges (even for odd n) over (n+1)(n+2)/2 + 1 nodes.
 """
 
 from __future__ import annotations
@@ -75,8 +97,52 @@ def reachability_problem(directed: bool = True) -> "R.Problem":
         doc="graph reachability; BAPO-hard by Schnabel et al. (NeurIPS 2025), Section 3")
 
 
-def reductions_into(family: str) -> list[tuple["R.Reduction", str]]:
-    """Candidate (reduction, why the source is hard) pairs into ``family``."""
+def counting_graph(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int, int, int]:
+    """Edges (u, w) (batch, E) of the counting graph of the rows ``x``, 0-based nodes,
+    with the query (s, t) and the node count V (see the module docstring)."""
+    x = np.asarray(x, dtype=np.int64)
+    layer = [(i, c) for i in range(1, n + 1) for c in range(i)]
+    li = np.array([i for i, _ in layer], dtype=np.int64)
+    lc = np.array([c for _, c in layer], dtype=np.int64)
+
+    def node(i, c):
+        return i * (i + 1) // 2 + c
+
+    T = (n + 1) * (n + 2) // 2
+    u = np.broadcast_to(node(li - 1, lc), (len(x), len(layer)))
+    w = node(li, lc + x[:, li - 1])
+    top = np.arange(n // 2 + 1, n + 1)
+    u = np.concatenate([u, np.broadcast_to(node(n, top), (len(x), len(top)))], axis=1)
+    w = np.concatenate([w, np.full((len(x), len(top)), T, dtype=np.int64)], axis=1)
+    return u, w, node(0, 0), T, T + 1
+
+
+def majority_to_reach(directed: bool = False) -> "R.Reduction":
+    """Majority -> reach_undirected (or reach_directed) by the counting graph."""
+    from ... import tasks
+
+    fam = "reach_directed" if directed else "reach_undirected"
+
+    def params(n):
+        E = (n + 1) ** 2 // 2
+        return {"n": E, "nodes": (n + 1) * (n + 2) // 2 + 1}
+
+    def map_(x, n):
+        t = tasks.get(fam, **params(n))
+        u, w, s, T, _ = counting_graph(x, n)
+        B = len(x)
+        q = np.broadcast_to(np.array([t.query_id, s, T], dtype=np.int64), (B, 3))
+        return np.concatenate([t.edge_ids(u, w), q], axis=1)
+
+    return R.Reduction(
+        name=f"majority -> {fam} (counting graph)", source=majority_problem(),
+        target_family=fam, target_params=params, map=map_, kind="projection",
+        doc="edges {(i-1, c), (i, c + x_i)} in order of i, then {(n, c), T} for c > n/2; "
+            "query ((0, 0), T)")
+
+
+def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
+    """Candidate (reduction, why the source is hard, the n to check it at) into ``family``."""
     out = []
     if family == "majority":
         red = R.Reduction(
@@ -85,7 +151,7 @@ def reductions_into(family: str) -> list[tuple["R.Reduction", str]]:
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is Majority itself")
         out.append((red, "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Section 3: "
-                         "the fooling-set argument over prefix counts)"))
+                         "the fooling-set argument over prefix counts)", [3, 5, 7]))
     if family == "reach_directed":
         red = R.Reduction(
             name="reachability -> reach_directed (identity)", source=reachability_problem(True),
@@ -93,8 +159,14 @@ def reductions_into(family: str) -> list[tuple["R.Reduction", str]]:
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is directed s-t reachability on an edge list")
         out.append((red, "Reachability is BAPO-hard (Schnabel et al., NeurIPS 2025, Section 3; "
-                         "edge list followed by the query, as in the paper)"))
+                         "edge list followed by the query, as in the paper)", [2, 4]))
+    if family == "reach_undirected":
+        out.append((majority_to_reach(False),
+                    "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Section 3); the "
+                    "counting-graph projection keeps splits aligned and (a, b) unchanged",
+                    [3, 5, 7]))
     return out
 
 
-__all__ = ["majority_problem", "reachability_problem", "reductions_into"]
+__all__ = ["majority_problem", "reachability_problem", "reductions_into", "counting_graph",
+           "majority_to_reach"]

@@ -9,11 +9,18 @@ Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
 * index - (0, 1): g selects the queried position (the paper's Index protocol);
   index_* with k queries - (1, k): g selects the positions named by the queries in the
   suffix, f folds the queries that fall into the prefix (splits inside the query block);
-* edge_exists - (0, 1): g selects the listed edges equal to the query edge token.
+* edge_exists - (0, 1): g selects the listed edges equal to the query edge token;
+* khop (fixed alphabet, k hops) - (ceil(log2 A) + A k ceil(log2(A+1)), 0): f sends where
+  a chase entering the prefix ends, per symbol and remaining hops (:mod:`.khop`);
+* dyck_bounded - (ceil(log2 |Q|), 0) by the state of its stack automaton, and by the
+  minimal DFA learned and checked by :mod:`theorybench.theories.automata`
+  (:func:`.sequential.automaton_protocol`, the paper's regular-language protocol).
 
 Growing bandwidth (the best protocols known here):
 
 * majority - (ceil(log2(n+1)), 0): f sends the prefix count of ones;
+* dyck - f sends the prefix's stack of open types (:func:`.sequential.stack_protocol`):
+  log n bits for one type, linear for more;
 * every other function at small n - :func:`row_class_protocol`, the exact optimal
   (a, 0) protocol: f sends the index of the prefix's row class of the communication
   matrix (``communication.class_ids_by_split``), h looks the answer up. It is built
@@ -246,7 +253,39 @@ def protocols_for(df) -> list[Protocol]:
         out.append(edge_exists_protocol(task))
     elif name == "majority":
         out.append(majority_protocol(task.n))
+    elif name == "khop":
+        from .khop import khop_protocol
+        out.append(khop_protocol(L, task.k, task.alphabet))
+    elif name == "dyck":
+        from .sequential import stack_protocol
+        out.append(stack_protocol(L, task.k))
+    elif name == "dyck_bounded":
+        out.extend(_dyck_bounded_protocols(task))
     out.sort(key=lambda p: (p.a + p.b, p.b))
+    return out
+
+
+def _dyck_bounded_protocols(task) -> list[Protocol]:
+    """The stack automaton's protocol, and the learned minimal DFA's when learning works."""
+    from ..mpc.dyck import dyck_automaton
+    from .sequential import automaton_protocol
+
+    delta, start, accept = dyck_automaton(task.k, task.D)
+    out = [automaton_protocol(delta, start, accept, np.arange(2 * task.k), "stack-automaton",
+                              f"stack automaton of Dyck-{task.k}, depth <= {task.D}")]
+    try:
+        from ..automata import learn_dfa
+
+        res = learn_dfa(task.name, {"k": task.k, "D": task.D})
+        if res.status == "regular" and res.dfa is not None:
+            dfa = res.dfa
+            letter = {c: i for i, c in enumerate(dfa.alphabet)}
+            lot = np.array([letter.get(v, 0) for v in task.vocab], dtype=np.int64)
+            out.append(automaton_protocol(dfa.delta, dfa.start, dfa.output, lot,
+                                          "learned-dfa", f"minimal DFA learned from the "
+                                          f"reference ({res.reason})"))
+    except Exception:  # noqa: BLE001 - an extra protocol; the stack automaton stands alone
+        pass
     return out
 
 
