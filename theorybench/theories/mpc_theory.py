@@ -13,6 +13,8 @@ Rules:
    (:mod:`.mpc.simulator`, which enforces memory s = ceil(c N^delta) per machine and per
    round) on sampled instances for growing n, matches the task's reference, and its
    measured round count is bounded over n at the fixed delta -> Easy (constant depth).
+   An algorithm that cannot run within memory at this delta (dyck with k > 1 needs
+   delta >= 1/2 at the default memory constant) skips with the simulator's message.
 2. reduction - a checked reduction from 1-cycle vs 2-cycles (:mod:`.mpc.cycles`) ->
    Hard, CONDITIONAL on the 1-vs-2-cycle conjecture (Ghaffari, Kuhn, Uitto, FOCS 2019):
    Omega(log N) rounds, hence depth Omega(log N) for transformers of sublinear width.
@@ -27,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import tasks
+from ..errors import ResourceLimitError
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
 from .growth import classify_growth
 
@@ -73,7 +76,10 @@ class MpcTheory(Theory):
     def bounded_rounds(self, family: str, ctx: Context):
         """The family's MPC algorithm is correct on instances and its rounds stay flat in n."""
         delta = float(ctx.options.get("mpc_delta", 0.5))
-        by_n = rounds_by_n(family, delta, ctx.seed)
+        try:
+            by_n = rounds_by_n(family, delta, ctx.seed)
+        except ResourceLimitError as exc:  # the algorithm does not fit at this delta
+            return RuleSkip(f"the algorithm exceeds the memory bound at delta={delta}: {exc}")
         if not by_n:
             return RuleSkip(f"no MPC algorithm for {family} in the library")
         wrong = {n: r["wrong"] for n, r in by_n.items() if r["wrong"]}
@@ -109,7 +115,10 @@ class MpcTheory(Theory):
               "conjecture": "1-cycle vs 2-cycles needs Omega(log N) MPC rounds at memory "
                             "O(N^delta), delta < 1 (Ghaffari, Kuhn, Uitto 2019)"}
         delta = float(ctx.options.get("mpc_delta", 0.5))
-        measured = rounds_by_n(family, delta, ctx.seed)
+        try:
+            measured = rounds_by_n(family, delta, ctx.seed)
+        except ResourceLimitError:
+            measured = {}
         if measured:
             ev["label_propagation_rounds_by_n"] = {n: r["rounds"] for n, r in measured.items()}
         return self.prediction(
