@@ -306,72 +306,69 @@ def _sparse_distinct(rng: np.random.Generator, count: int, universe: int,
 
 
 def reachable(src: np.ndarray, dst: np.ndarray, s: np.ndarray, t: np.ndarray, nodes: int,
-              directed: bool) -> np.ndarray:
+              directed: bool, cells: int = 1 << 18) -> np.ndarray:
     """Bool (count,): is t reachable from s along the edges (src[r, e] -> dst[r, e])?
 
-    s = t counts as reachable (the empty path). Undirected graphs use
-    :func:`connected_roots`; directed ones a vectorized frontier propagation on a
-    (count, nodes) boolean array: every step marks the heads of all edges whose tail is
-    marked (a scatter into the flat array); a row leaves the loop as soon as t is marked
-    or nothing changed, so the number of steps is at most the longest shortest path.
+    (Undirected: edges go both ways.) s = t counts as reachable (the empty path).
+    Breadth-first search run on a whole block of rows at once (:func:`_bfs_block`); the
+    blocks of about ``cells`` nodes keep the working arrays in cache.
     """
     count = len(s)
-    if not directed:
-        root = connected_roots(src, dst, nodes)
-        rows = np.arange(count)
-        return root[rows, s] == root[rows, t]
-    base = np.arange(count, dtype=np.int64) * nodes
-    reached = np.zeros(count * nodes, dtype=bool)
-    reached[base + s] = True
-    fs, fd = src + base[:, None], dst + base[:, None]
-    target = base + t
-    active = np.flatnonzero(~reached[target])
-    while active.size:
-        a_s, a_d = fs[active], fd[active]
-        new = reached[a_s] & ~reached[a_d]
-        changed = new.any(axis=1)
-        reached[a_d[new]] = True
-        active = active[changed & ~reached[target[active]]]
-    return reached[target]
+    out = np.empty(count, dtype=bool)
+    rows = max(1, cells // max(nodes, 2 * src.shape[1], 1))
+    for lo in range(0, count, rows):
+        hi = min(count, lo + rows)
+        out[lo:hi] = _bfs_block(src[lo:hi], dst[lo:hi], s[lo:hi], t[lo:hi], nodes, directed)
+    return out
 
 
-def connected_roots(src: np.ndarray, dst: np.ndarray, nodes: int) -> np.ndarray:
-    """(count, nodes) component representative of every node, for the undirected edges
-    (src[r, e], dst[r, e]) of each row r.
+def _bfs_block(src, dst, s, t, nodes: int, directed: bool) -> np.ndarray:
+    """Vectorized BFS over all rows of a block, with the graphs stored as one CSR array.
 
-    Hook-and-compress (in the style of Shiloach and Vishkin, 1982): each round, for
-    every edge joining two different trees, the larger root is hooked under the smaller
-    (an arbitrary write wins where several compete, which keeps the forest acyclic since
-    roots only ever point to smaller roots); then pointer jumping flattens every tree.
-    Rows drop out once no edge joins two of their trees, so their roots are exactly
-    their components. Work is on the still-active rows only.
+    Node u of row r gets the global id r * nodes + u. Each row's edges are sorted by tail
+    (sorting keys tail * 2^b + head), which lays out the out-neighbours of every global
+    node contiguously; ``np.bincount`` and a cumulative sum give where each node's list
+    starts. A BFS step gathers the lists of all frontier nodes of all rows at once
+    (``np.repeat`` of the start offsets), keeps the unvisited heads, and removes
+    duplicates with a scatter (``owner[v] = i`` and keep i where it won). The number of
+    steps is the largest BFS depth in the block; the work is linear in the edges.
     """
-    count = len(src)
-    dt = np.int32 if count * nodes < 2**31 else np.int64
-    parent = np.broadcast_to(np.arange(nodes, dtype=dt), (count, nodes)).copy()
-    rows = np.arange(count)
-    offset = np.arange(count, dtype=dt)[:, None] * dt(nodes)        # row r starts at r*nodes
-    src, dst = src.astype(dt), dst.astype(dt)
-    fu, fw = src + offset, dst + offset                              # flat endpoints
-    while rows.size:
-        p = parent[rows]
-        flat = p.reshape(-1)
-        ru, rw = flat.take(fu), flat.take(fw)                       # local root ids
-        cross = ru != rw
-        keep = cross.any(axis=1)
-        if not keep.any():
+    count = len(s)
+    vbits = max(1, int(nodes - 1).bit_length())
+    key = np.left_shift(src, vbits, dtype=np.int64)
+    key |= dst
+    if not directed:
+        rev = np.left_shift(dst, vbits, dtype=np.int64)
+        rev |= src
+        key = np.concatenate([key, rev], axis=1)
+    key.sort(axis=1)
+    base = np.arange(count, dtype=np.int64)[:, None] * nodes
+    heads = (key & ((1 << vbits) - 1)) + base
+    heads = heads.reshape(-1)
+    key >>= vbits
+    key += base
+    size = count * nodes
+    degree = np.bincount(key.reshape(-1), minlength=size)
+    start = np.zeros(size, dtype=np.int64)
+    np.cumsum(degree[:-1], out=start[1:])
+    visited = np.zeros(size, dtype=bool)
+    owner = np.empty(size, dtype=np.int64)
+    frontier = base[:, 0] + s
+    visited[frontier] = True
+    while frontier.size:
+        length = degree[frontier]
+        total = int(length.sum())
+        if total == 0:
             break
-        if not keep.all():
-            rows, p, ru, rw, cross = rows[keep], p[keep], ru[keep], rw[keep], cross[keep]
-            flat = p.reshape(-1)
-            offset = offset[: len(rows)]
-            fu, fw = src[rows] + offset, dst[rows] + offset
-        flat[(np.maximum(ru, rw) + offset)[cross]] = np.minimum(ru, rw)[cross]
-        while True:
-            nxt = flat.take(p + offset)
-            if np.array_equal(nxt, p):
-                break
-            p = nxt
-            flat = p.reshape(-1)
-        parent[rows] = p
-    return parent
+        before = np.cumsum(length) - length
+        idx = np.repeat(start[frontier] - before, length)
+        idx += np.arange(total, dtype=np.int64)
+        nb = heads[idx]
+        nb = nb[~visited[nb]]
+        if not nb.size:
+            break
+        visited[nb] = True
+        mark = np.arange(nb.size, dtype=np.int64)
+        owner[nb] = mark
+        frontier = nb[owner[nb] == mark]
+    return visited[base[:, 0] + t]

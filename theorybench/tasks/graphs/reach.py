@@ -122,18 +122,23 @@ class ReachTask(GraphTask):
         m = int(min(self.V, max(3, round(self.n / self.random_density))))
 
         def draw(k):
-            nodes = self.relabel(rng, k, m)
+            # a graph on local nodes 0..m-1 (labels computed there: relabelling does not
+            # change reachability), then mapped to m random node names; the edges are
+            # independent, so their order is already uniformly random
             a = rng.integers(0, m, size=(k, self.n))
             b = rng.integers(0, m - 1, size=(k, self.n))
-            b = b + (b >= a)
+            b += b >= a
             q = rng.integers(0, m, size=k)
             r = rng.integers(0, m - 1, size=k)
-            r = r + (r >= q)
-            rows = np.arange(k)[:, None]
-            u, w = nodes[rows, a], nodes[rows, b]
-            s, t = nodes[rows[:, 0], q], nodes[rows[:, 0], r]
-            y = reachable(u, w, s, t, self.V, self.directed).astype(np.int64)
-            return self.finish(rng, u, w, s, t), y
+            r += r >= q
+            y = reachable(a, b, q, r, m, self.directed).astype(np.int64)
+            names = self.relabel(rng, k, m).reshape(-1)
+            offset = np.arange(k, dtype=np.int64) * m
+            a += offset[:, None]
+            b += offset[:, None]
+            edges = self.edge_ids(names.take(a), names.take(b))
+            return self.assemble(edges, np.stack([names.take(q + offset),
+                                                  names.take(r + offset)], axis=1)), y
 
         return rejection_balance(draw, count, rng)
 
