@@ -82,3 +82,18 @@ def test_other_schema_version_refused(tmp_path):
 def test_directory_refused(tmp_path):
     with pytest.raises(StoreError, match="directory"):
         ResultsStore(tmp_path)
+
+
+def test_sample_complexity_from_records():
+    from theorybench.experiments.in_distribution import sample_complexity
+    from theorybench.experiments.store import RunRecord
+
+    def rec(size, reached, n=8, status="done"):
+        spec = RunSpec("in_distribution", "parity", n=n, train_size=size).to_dict()
+        return RunRecord(key=f"{n}-{size}", line="in_distribution", spec=spec, status=status,
+                         metrics={"reached_target": reached}, error=None)
+    got = sample_complexity([rec(128, False), rec(256, True), rec(512, True), rec(None, True),
+                             rec(128, True, status="failed"), rec(128, False, n=16)])
+    assert got[("parity", (), 8, "small", "nope", 0)] == 256
+    assert got[("parity", (), 16, "small", "nope", 0)] is None
+    assert len(got) == 2

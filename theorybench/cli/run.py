@@ -24,6 +24,8 @@ def register(sub) -> None:
     p.add_argument("--retry-failed", action="store_true", help="run failed runs again")
     p.add_argument("--address", default=None, help="Ray cluster address (default: a local Ray)")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads per run (default: all cores, divided among pool workers)")
     p.add_argument("--checkpoints", default=None, metavar="DIR",
                    help="save each run's weights and config in DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -57,7 +59,8 @@ def cmd_run(args) -> int:
     summary = run_sweep(args.line, tasks=args.tasks, profile=args.profile, db=args.db,
                         executor=args.executor, workers=args.workers, seeds=args.seeds,
                         retry_failed=args.retry_failed, progress=True, address=args.address,
-                        device=args.device, checkpoint_dir=args.checkpoints)
+                        device=args.device, checkpoint_dir=args.checkpoints,
+                        threads=args.threads)
     if args.json:
         print_json(summary)
         return 0

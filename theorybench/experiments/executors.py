@@ -36,7 +36,7 @@ def set_threads(threads: int) -> None:
 
 
 def run_one(spec_dict: dict, device: str = "cpu", checkpoint_dir: str | None = None,
-            threads: int | None = None) -> tuple[str, object]:
+            threads: int | None = None, progress: bool | None = False) -> tuple[str, object]:
     """Run one spec; ("done", metrics) or ("failed", reason). Never raises for a run's
     own failure (a diverged loss, an impossible configuration, a bug in a task)."""
     from . import in_distribution, length_generalization
@@ -47,7 +47,7 @@ def run_one(spec_dict: dict, device: str = "cpu", checkpoint_dir: str | None = N
     try:
         spec = RunSpec.from_dict(spec_dict)
         line = in_distribution if spec.line == "in_distribution" else length_generalization
-        return "done", line.run(spec, device=device, progress=False,
+        return "done", line.run(spec, device=device, progress=progress,
                                 checkpoint_dir=checkpoint_dir)
     except (RunFailed, TheorybenchError) as exc:
         return "failed", f"{type(exc).__name__}: {exc}"
@@ -61,10 +61,11 @@ def _pool_init(threads: int) -> None:
 
 
 def run_inprocess(specs: list[dict], callback: Callback, device="cpu", checkpoint_dir=None,
-                  threads=None, **_) -> None:
+                  threads=None, progress=None, **_) -> None:
+    """``progress`` None: a tqdm bar per run when stderr is a terminal."""
     for spec in specs:
         callback(spec["key"], "running", None)
-        status, payload = run_one(spec["spec"], device, checkpoint_dir, threads)
+        status, payload = run_one(spec["spec"], device, checkpoint_dir, threads, progress)
         callback(spec["key"], status, payload)
 
 

@@ -102,7 +102,7 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
             print(f"{line} ({profile}): {len(specs)} runs, {skipped_done} already done, "
                   f"{len(todo)} to run on {executor}", file=sys.stderr, flush=True)
         run(todo, callback, workers=workers, device=device, checkpoint_dir=checkpoint_dir,
-            threads=threads, address=address)
+            threads=threads, address=address, progress=None if progress else False)
     finally:
         store.close()
     summary["wall_s"] = round(time.perf_counter() - start, 2)
