@@ -66,13 +66,18 @@ def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
 def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
            db: str | Path = "theorybench-results.sqlite", max_n: int = 12, seed: int = 0,
            progress: bool = True, log: Callable[[str], None] = print,
-           thresholds: Thresholds = Thresholds()) -> dict[str, Path]:
-    """Predictions, then both experiment lines of ``profile`` into ``db``, then the report."""
+           thresholds: Thresholds = Thresholds(), theories: list[str] | None = None,
+           tasks: list[str] | None = None) -> dict[str, Path]:
+    """Predictions, then both experiment lines of ``profile`` into ``db``, then the report.
+
+    ``theories`` / ``tasks`` restrict the predictions (default: all); the experiments are
+    the profile's."""
     from ..experiments.sweep import run_sweep
 
     t0 = time.time()
     log(f"[1/3] deriving predictions (max exact n = {max_n})")
-    preds = derive_predictions(max_n=max_n, seed=seed, progress=progress)
+    preds = derive_predictions(max_n=max_n, seed=seed, progress=progress,
+                               theories=theories, tasks=tasks)
     Path(out).mkdir(parents=True, exist_ok=True)
     (Path(out) / "predictions.json").write_text(json.dumps(preds, indent=2, default=str))
     log(f"      {len(preds)} predictions in {time.time() - t0:.0f} s")

@@ -1,0 +1,58 @@
+"""`verify` end to end on a tiny profile: predictions, both experiment lines, the report."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from theorybench.experiments import profiles
+from theorybench.experiments.store import ResultsStore
+from theorybench.experiments.trainer import TrainingConfig
+from theorybench.matrix.verify import load_predictions, verify
+from theorybench.errors import StoreError
+
+
+@pytest.fixture
+def tiny_profile(monkeypatch):
+    training = TrainingConfig(steps=30, batch_size=16, lr=3e-3, warmup=3, eval_every=10,
+                              eval_count=32, target=0.99, final_eval_count=64)
+    tiny = replace(profiles.PROFILES["smoke"], name="tiny", in_tasks=("any",), lg_tasks=("any",),
+                   ns={"any": (4,)}, in_training=training, lg_training=training,
+                   lg_encodings=("nope",), train_max_len=8, eval_bins=((1, 8), (9, 16)))
+    monkeypatch.setitem(profiles.PROFILES, "tiny", tiny)
+    return "tiny"
+
+
+def test_verify_tiny_profile_end_to_end(tmp_path, tiny_profile):
+    db, out = tmp_path / "runs.sqlite", tmp_path / "report"
+    logs = []
+    files = verify(profile=tiny_profile, out=out, db=db, max_n=6, progress=False,
+                   log=logs.append, theories=["ac0", "sensitivity"], tasks=["any", "parity"])
+    recs = ResultsStore(db).records()
+    assert {r.line for r in recs} == {"in_distribution", "length_generalization"}
+    assert all(r.status == "done" for r in recs)
+    summary = json.loads((out / "summary.json").read_text())
+    assert {p["theory"] for p in summary["predictions"]} == {"ac0", "sensitivity"}
+    assert "any" in summary["empirical"]["in_distribution"]
+    assert files["index.html"].exists() and "heatmap.png" in files
+    # parity has predictions but no runs: the report says so
+    assert any("parity" in m for m in summary["missing"])
+    # a second verify resumes: nothing is trained again
+    verify(profile=tiny_profile, out=out, db=db, max_n=6, progress=False, log=logs.append,
+           theories=["ac0"], tasks=["any"])
+    assert any("'ran': 0" in line for line in logs)
+    assert len(ResultsStore(db).records()) == len(recs)
+    saved = load_predictions(out / "predictions.json")
+    assert {p["task"] for p in saved} == {"any"}
+
+
+def test_load_predictions_rejects_bad_files(tmp_path):
+    bad = tmp_path / "p.json"
+    bad.write_text("{not json")
+    with pytest.raises(StoreError, match="not JSON"):
+        load_predictions(bad)
+    bad.write_text('{"a": 1}')
+    with pytest.raises(StoreError, match="not a list of predictions"):
+        load_predictions(bad)
+    with pytest.raises(StoreError, match="does not exist"):
+        load_predictions(tmp_path / "missing.json")
