@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import traceback
-from typing import Callable, Iterable
+from typing import Callable
 
 from ..errors import ConfigError, TheorybenchError
 

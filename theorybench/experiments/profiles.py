@@ -5,12 +5,15 @@ profile's tasks and sizes, :func:`expand` the run specs of one line. Expected ti
 measured on the development machine (2 shared CPU cores, torch 2.13 CPU, 1-2 threads per run)
 where the text says "measured", and extrapolated from measured step times otherwise.
 
-smoke  - in-distribution: any, majority (n = 7, 15), parity at n = 8 and 16 (index is left
-         out: the small model learns it only after a seed-dependent plateau);
-         length generalization: any and parity with nope / alibi / learned_offsets.
-         small model, 400 steps max, batch 64, lr 1e-3, eval every 50 on 256 fresh
-         instances, target 0.99, seed 0, online. Measured: about 4-5 minutes for both
-         lines together on 2 cores (see benchmarks/bench_training.py).
+smoke  - in-distribution: any, majority (n = 7, 15), parity, index at n = 8 and 16, khop
+         at n = 8 and binary_add at n = 4 (so all three output kinds are exercised);
+         length generalization: any, majority, parity with nope / alibi / learned_offsets.
+         small model with RoPE (in-distribution runs use RoPE in every profile: with
+         learned absolute positions the small model learns index only after a long,
+         seed-dependent plateau), 400 steps max, batch 64, lr 1e-3, eval every 50 on 256 fresh
+         instances, target 0.99, seed 0, online. 10 + 9 runs. Measured (both lines, 2 cores,
+         `python benchmarks/bench_training.py --smoke`): about 1.5 minutes on an idle
+         machine, up to about 4 minutes while other work shares the cores.
 quick  - every registered family at its first three train_ns; small model; 2000 steps
          max; length generalization with nope, learned, rope, alibi. Estimated from step
          times: 1-2 hours per line on 2 cores (many runs stop early at the target).
@@ -45,7 +48,7 @@ class Profile:
     ns_count: int | None = 3           # else the first ns_count of the family's train_ns
     max_n: int | None = None           # else train_ns extended by doubling up to max_n
     in_size: str = "small"
-    in_encoding: str = "learned"
+    in_encoding: str = "rope"
     in_training: TrainingConfig = TrainingConfig()
     train_sizes: tuple = ()            # fixed training-set sizes run besides online
     lg_sizes: tuple = ("small",)
@@ -67,9 +70,11 @@ _PAPER_TRAIN = TrainingConfig(steps=10000, batch_size=64, lr=3e-4, warmup=500,
 PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         name="smoke", description="a few tasks, small model: checks the whole pipeline",
-        expected_time="about 4-5 minutes for both lines on 2 CPU cores (measured)",
-        in_tasks=("any", "majority", "parity"), lg_tasks=("any", "parity"),
-        ns={"any": (8, 16), "majority": (7, 15), "parity": (8, 16)},
+        expected_time="1.5-4 minutes for both lines on 2 CPU cores (measured)",
+        in_tasks=("any", "majority", "parity", "index", "khop", "binary_add"),
+        lg_tasks=("any", "majority", "parity"),
+        ns={"any": (8, 16), "majority": (7, 15), "parity": (8, 16), "index": (8, 16),
+            "khop": (8,), "binary_add": (4,)},
         in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
         lg_training=_SMOKE_TRAIN),
     "quick": Profile(

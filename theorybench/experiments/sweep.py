@@ -114,4 +114,4 @@ def _headline(metrics: dict) -> str:
         bins = " ".join(f"{k}:{'-' if v is None else f'{v:.2f}'}" for k, v in metrics["bins"].items())
         return f"train acc {metrics['train_accuracy']:.3f}; {bins}"
     return (f"test acc {metrics['test_accuracy']:.3f} (chance {metrics['chance_accuracy']:.2f}) "
-            f"after {metrics['steps']} steps")
+            f"after {metrics['steps']} steps, {metrics.get('parameters', 0):,} parameters")

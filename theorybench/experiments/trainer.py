@@ -134,7 +134,7 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
                 logits = model(batch.inputs.to(device), generator=generator)
             loss = loss_fn(logits, batch.targets.to(device))
             if not torch.isfinite(loss.detach()):
-                raise RunFailed(f"training diverged: the loss became {float(loss)} at step {step} "
+                raise RunFailed(f"training diverged: the loss became {float(loss.detach())} at step {step} "
                                 f"(lower training.lr or keep training.clip on)")
             opt.zero_grad(set_to_none=True)
             loss.backward()
