@@ -57,3 +57,10 @@ def test_foreign_store_refused(tmp_path, capsys):
     assert f.read_text() == "not a store"
     assert main(["runs", "--db", str(tmp_path / "missing.sqlite")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_dry_run_lists_the_grid(tmp_path, capsys):
+    assert main(["run", "length-generalization", "--profile", "paper", "--tasks", "parity",
+                 "--seeds", "0", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "27 runs" in out and "parity" in out

@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--checkpoints", default=None, metavar="DIR",
                    help="save each run's weights and config in DIR")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list the grid (tasks, sizes, configurations, run count) and stop")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("runs", help="runs in a results store: counts by status and the failures")
@@ -56,6 +58,8 @@ def _open(db):
 
 def cmd_run(args) -> int:
     from ..experiments.sweep import run_sweep
+    if args.dry_run:
+        return dry_run(args)
     summary = run_sweep(args.line, tasks=args.tasks, profile=args.profile, db=args.db,
                         executor=args.executor, workers=args.workers, seeds=args.seeds,
                         retry_failed=args.retry_failed, progress=True, address=args.address,
@@ -70,6 +74,28 @@ def cmd_run(args) -> int:
           f"(use --retry-failed); {summary['wall_s']:.0f} s")
     for f in summary["failures"]:
         print(f"  failed {f['key']} {f['run']}: {f['error'].splitlines()[0]}")
+    return 0
+
+
+def dry_run(args) -> int:
+    from ..experiments.profiles import expand, get_profile
+    from ..experiments.sweep import normalize_line
+    line = normalize_line(args.line)
+    profile = get_profile(args.profile)
+    specs = expand(line, profile, args.tasks, args.seeds)
+    rows: dict = {}
+    for s in specs:
+        what = f"n={s.n}" if s.n is not None else f"train<={s.train_max_len}"
+        cfg = f"{s.size}/{s.encoding}" + (f" train_size={s.train_size}" if s.train_size else "")
+        row = rows.setdefault((s.task, str(s.param_dict or "")), [set(), set(), set()])
+        row[0].add(what), row[1].add(cfg), row[2].add(s.seed)
+    print_table([(t, p, " ".join(sorted(r[0], key=lambda w: int(w.split("=")[-1]))),
+                  len(r[1]), " ".join(map(str, sorted(r[2])))) for (t, p), r in rows.items()],
+                ("task", "params", "sizes", "configs", "seeds"))
+    t = profile.in_training if line == "in_distribution" else profile.lg_training
+    print(f"\n{len(specs)} runs; profile {profile.name}: {profile.description}; training "
+          f"{t.steps} steps max, batch {t.batch_size}, lr {t.lr}, target {t.target}; "
+          f"expected time: {profile.expected_time}")
     return 0
 
 

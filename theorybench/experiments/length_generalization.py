@@ -3,6 +3,11 @@ whose input length is at most that, uniformly per row), test on fresh instances 
 bins (default <=32, 33-64, 65-128, 129-256; lengths are input lengths in tokens, e.g.
 n + 1 for index).
 
+Position tables cover the longest evaluated input (see
+:func:`.harness.check_positions`): a plain learned absolute encoding therefore has rows for
+the long bins that training never updated - its failure there is what the line measures -
+while ``learned_offsets`` trains them through random offsets.
+
 Early stopping uses the accuracy on the training distribution. Metrics: ``bins``
 ({label: accuracy}, in bin order; None for a bin with no valid n), ``bin_chance`` (chance
 accuracy per bin), ``train_accuracy``, ``steps``, ``train_loss``, ``wall_s``,
