@@ -14,14 +14,17 @@ smoke  - in-distribution: any, majority (n = 7, 15), parity, index at n = 8 and 
          instances, target 0.99, seed 0, online. 10 + 9 runs. Measured (both lines, 2 cores,
          `python benchmarks/bench_training.py --smoke`): about 1.5 minutes on an idle
          machine, up to about 4 minutes while other work shares the cores.
-quick  - every registered family at its first three train_ns; small model; 2000 steps
-         max; length generalization with nope, learned, rope, alibi. Estimated from step
-         times: 1-2 hours per line on 2 cores (many runs stop early at the target).
+quick  - every registered family at its first three train_ns (54 runs); small model, RoPE;
+         2000 steps max; length generalization with nope, learned, rope, alibi (72 runs).
+         Estimated from measured step times on an idle 2-core machine, if every run used
+         all 2000 steps (easy tasks stop much earlier): at most ~40 minutes in-distribution
+         (a parity run at n = 32 takes ~41 s) and ~1.5-2 hours for length generalization
+         (~80 s per run, including the evaluation of four bins).
 paper  - every family at its train_ns extended by doubling up to n = 256; base model;
          10000 steps max, lr 3e-4, eval every 250; fixed training sets 2^7 .. 2^14 besides
          online; the full 27-configuration grid (small/base/large x 9 encodings) for length
          generalization; seeds 0, 1, 2. Meant for a GPU or a cluster (Ray): on 2 CPU cores a
-         base-model step at length 64 takes about 0.15 s, i.e. weeks in total.
+         base-model step at batch 64, length 64 takes about 0.35 s, i.e. months in total.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ PROFILES: dict[str, Profile] = {
         lg_training=_SMOKE_TRAIN),
     "quick": Profile(
         name="quick", description="every task, small model, a few n",
-        expected_time="1-2 hours per line on 2 CPU cores (estimated from step times)",
+        expected_time="up to ~40 min in-distribution, ~1.5-2 h length generalization on 2 CPU cores (estimated from step times)",
         in_tasks=None, lg_tasks=None, ns_count=3, in_training=_QUICK_TRAIN,
         lg_encodings=("nope", "learned", "rope", "alibi"), lg_training=_QUICK_TRAIN),
     "paper": Profile(
