@@ -44,7 +44,7 @@ def test_length_generalization_best_configuration(records):
 
 def test_agreement_statistics_known_answers(records):
     emp = empirical_cells(records)
-    rows = {(r.theory, r.line): r for r in agreement(PREDICTIONS, emp, {"B": ["hard attention"]})}
+    rows = {(r.theory, r.line): r for r in agreement(PREDICTIONS, emp, {"B": ["unique hard attention"]})}
     a = rows[("A", "in_distribution")]
     assert (a.compared, a.agree, a.accuracy) == (3, 3, 1.0)
     assert a.precision_easy == 1.0 and a.precision_hard == 1.0
@@ -54,7 +54,7 @@ def test_agreement_statistics_known_answers(records):
     assert b.excluded_unknown == 1
     assert b.precision_hard == 0.5 and b.precision_easy is None
     assert [d.task for d in b.disagreements] == ["majority"]
-    assert "hard attention" in b.disagreements[0].cause
+    assert "softmax attention can average" in b.disagreements[0].cause
     lgb = rows[("B", "length_generalization")]
     assert (lgb.compared, lgb.agree) == (2, 1)
     best = best_theory(rows.values())

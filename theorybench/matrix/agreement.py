@@ -51,23 +51,40 @@ def _ratio(a: int, b: int) -> float | None:
     return a / b if b else None
 
 
+#: Assumption keywords and what each means when a Hard prediction meets a learned task.
+_HARD_BUT_LEARNED = (
+    ("hard attention", "hard attention picks one position; trained softmax attention can "
+                       "average and count (uniform attention computes Majority)"),
+    ("no position", "the model has no positions; the trained models have positional encodings"),
+    ("counts", "counting programs have no content-dependent retrieval, while softmax "
+               "attention retrieves by query-key match"),
+    ("bounded", "attention's direct access is not bounded the way the model's "
+                "communication is"),
+    ("sharpness", "the sensitivity argument concerns sharp minima as n grows; the tested n "
+                  "are small enough to fit"),
+    ("delta", "conditional round lower bounds say nothing about the tested sizes"),
+)
+
+
 def likely_cause(predicted: str, observed: str, assumptions: Iterable[str]) -> str:
     """Why a theory and an experiment may part ways, from the theory's stated assumptions.
 
-    Hard predicted but learned: the theory's model is weaker than a trained softmax
-    transformer in one of its assumptions (hard attention cannot average or count,
-    uniform averaging cannot retrieve by content, bounded bandwidth ignores attention's
-    direct access), or the experiment's n is too small for the asymptotic bound to bite.
-    Easy predicted but not learned: the theory shows expressibility (an upper bound on
-    difficulty) and ignores optimization, sample size and length generalization.
+    Hard predicted but learned: one of the theory's modelling assumptions makes its model
+    weaker than a trained softmax transformer (matched by keyword: hard attention,
+    no positions, counting without retrieval, bounded communication, sharpness), or the
+    tested n are too small for an asymptotic bound to show. Easy predicted but not
+    learned: the theory shows expressibility, a loose upper bound on difficulty that
+    ignores optimization, data and the step budget.
     """
-    text = "; ".join(assumptions) or "no stated assumptions"
+    assumptions = list(assumptions)
     if predicted == HARD and observed == EASY:
-        return ("predicted Hard but learned: the theory's model may be weaker than trained "
-                f"softmax attention in an assumption ({text}), or the tested n are too small "
-                "for an asymptotic lower bound to show")
+        hits = [why for key, why in _HARD_BUT_LEARNED
+                if any(key in a.lower() for a in assumptions)]
+        reasons = hits or ["the tested n may be too small for an asymptotic lower bound"]
+        return "predicted Hard but learned: " + "; ".join(reasons)
     return ("predicted Easy but not learned: expressibility is an upper bound on difficulty "
-            f"that ignores optimization, data and length (assumptions: {text})")
+            "that ignores optimization, data and the step budget"
+            + (f" (the theory assumes: {'; '.join(assumptions)})" if assumptions else ""))
 
 
 def agreement(predictions: Iterable[Mapping[str, Any]],

@@ -76,7 +76,7 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     rows = agreement(preds, emp, {i.name: i.assumptions for i in infos})
     missing = _missing(preds, records, emp, task_names, store_name)
     tables = {"predictions": prediction_table(preds, theory_names, task_names),
-              "empirical": empirical_table(emp, task_names),
+              "empirical": empirical_table(emp, task_names, thresholds),
               "agreement": agreement_table(rows)}
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
                   best_theory(rows), hard_vs_easy_precision(rows))

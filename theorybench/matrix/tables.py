@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from .agreement import AgreementRow
-from .empirical import EmpiricalCell
+from .empirical import EmpiricalCell, Thresholds
 
 MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-"}
 BASIS_MARK = {"construction": "c", "lower-bound": "lb", "reduction": "r", "theorem": "t",
@@ -29,10 +29,13 @@ class Table:
     header: list[str]
     rows: list[list[str]]
     records: list[dict[str, Any]]  # the same content as structured data, for JSON
+    caption: str = ""              # legend or thresholds, printed with the table
 
     def markdown(self) -> str:
         out = [f"| {' | '.join(self.header)} |", f"|{'|'.join('---' for _ in self.header)}|"]
         out += [f"| {' | '.join(r)} |" for r in self.rows]
+        if self.caption:
+            out += ["", self.caption]
         return "\n".join(out)
 
     def csv(self) -> str:
@@ -53,6 +56,8 @@ class Table:
                  " & ".join(esc(h) for h in self.header) + r" \\", r"\hline"]
         lines += [" & ".join(esc(c) for c in r) + r" \\" for r in self.rows]
         lines += [r"\hline", r"\end{tabular}"]
+        if self.caption:
+            lines.append("% " + self.caption)
         return "\n".join(lines)
 
     def render(self, fmt: str) -> str:
@@ -79,11 +84,11 @@ def prediction_table(predictions: Sequence[Mapping[str, Any]], theories: Sequenc
         rows.append(row)
     for p in predictions:
         records.append({k: p[k] for k in ("theory", "task", "verdict", "basis", "status")})
-    return Table("Predictions", ["task", *theories], rows, records)
+    return Table("Predictions", ["task", *theories], rows, records, LEGEND)
 
 
 def empirical_table(empirical: Mapping[str, Mapping[str, EmpiricalCell]],
-                    tasks: Sequence[str]) -> Table:
+                    tasks: Sequence[str], thresholds: Thresholds) -> Table:
     lines = list(empirical)
     rows, records = [], []
     for task in tasks:
@@ -92,9 +97,12 @@ def empirical_table(empirical: Mapping[str, Mapping[str, EmpiricalCell]],
             c = empirical[line].get(task)
             row.append(_empirical_cell_text(c))
             if c is not None:
-                records.append({"task": task, "line": line, "verdict": c.verdict, "note": c.note})
+                records.append({"task": task, "line": line, "verdict": c.verdict, "note": c.note,
+                                "thresholds": thresholds.describe()})
         rows.append(row)
-    return Table("Empirical verdicts", ["task", *lines], rows, records)
+    caption = (f"Thresholds: {thresholds.describe()}. In-distribution cells list "
+               f"n:mean accuracy.")
+    return Table("Empirical verdicts", ["task", *lines], rows, records, caption)
 
 
 def _empirical_cell_text(c: EmpiricalCell | None) -> str:
@@ -124,4 +132,7 @@ def agreement_table(rows: Iterable[AgreementRow]) -> Table:
                     str(r.excluded_unknown), str(r.excluded_insufficient),
                     ", ".join(d.task for d in r.disagreements) or "-"])
         records.append(r.to_dict())
-    return Table("Agreement", header, out, records)
+    caption = ("Precision Easy = of the tasks the theory calls Easy, the fraction observed "
+               "Easy (correct/predicted); likewise Hard. Unknown predictions and cells with "
+               "too few runs are excluded and counted.")
+    return Table("Agreement", header, out, records, caption)

@@ -1,0 +1,81 @@
+"""The report from a real results store built in the test, and the report CLI."""
+
+import json
+import subprocess
+import sys
+
+from theorybench.experiments.spec import RunSpec
+from theorybench.experiments.store import ResultsStore
+from theorybench.matrix.report import build_report, write_report
+
+PREDS = [
+    {"theory": "ac0", "task": "parity", "verdict": "hard", "basis": "lower-bound", "status": "proven"},
+    {"theory": "ac0", "task": "any", "verdict": "easy", "basis": "construction", "status": "proven"},
+    {"theory": "tc0", "task": "parity", "verdict": "easy", "basis": "construction", "status": "proven"},
+    {"theory": "tc0", "task": "any", "verdict": "easy", "basis": "construction", "status": "proven"},
+]
+
+
+def _store(path):
+    store = ResultsStore(path)
+    specs = {
+        ("any", 8): 1.0, ("any", 16): 0.99, ("parity", 8): 0.97, ("parity", 16): 0.51,
+    }
+    runs = [RunSpec("in_distribution", task, n=n, seed=0) for task, n in specs]
+    lg = RunSpec("length_generalization", "any", train_max_len=32,
+                 eval_bins=((1, 32), (33, 64)), encoding="alibi")
+    failed = RunSpec("in_distribution", "majority", n=7, seed=0)
+    store.queue(runs + [lg, failed])
+    for spec, acc in zip(runs, specs.values()):
+        store.mark_done(spec.key, {"test_accuracy": acc})
+    store.mark_done(lg.key, {"bins": {"<=32": 1.0, "33-64": 0.95}})
+    store.mark_failed(failed.key, "training diverged: the loss became nan")
+    store.close()
+
+
+def test_report_from_a_real_store(tmp_path):
+    db = tmp_path / "runs.sqlite"
+    _store(db)
+    rep = build_report(PREDS, ResultsStore(db).records(), store_name=str(db))
+    cells = rep.empirical["in_distribution"]
+    assert cells["any"].verdict == "easy" and cells["parity"].verdict == "hard"
+    rows = {(r.theory, r.line): r for r in rep.rows}
+    assert rows[("ac0", "in_distribution")].accuracy == 1.0
+    assert rows[("tc0", "in_distribution")].precision_easy == 0.5
+    assert rep.best["in_distribution"]["theory"] == "ac0"
+    assert any("failed" in m for m in rep.missing)
+    files = write_report(tmp_path / "out", rep)
+    assert files["index.html"].stat().st_size > 10_000
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "theorybench.cli.main", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_report_cli_with_saved_predictions(tmp_path):
+    db = tmp_path / "runs.sqlite"
+    _store(db)
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps(PREDS))
+    out = tmp_path / "out"
+    r = _cli("report", "--db", str(db), "--out", str(out), "--predictions", str(preds))
+    assert r.returncode == 0, r.stderr
+    assert (out / "agreement.tex").exists()
+
+
+def test_report_cli_refuses_a_foreign_store(tmp_path):
+    bad = tmp_path / "notes.sqlite"
+    bad.write_text("these are my notes, not a database")
+    before = bad.read_bytes()
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps(PREDS))
+    r = _cli("report", "--db", str(bad), "--out", str(tmp_path / "o"), "--predictions", str(preds))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and "theorybench: error:" in r.stderr
+    assert bad.read_bytes() == before
+
+
+def test_report_cli_bad_thresholds(tmp_path):
+    r = _cli("report", "--target-accuracy", "1.5", "--predictions", "x.json")
+    assert r.returncode == 2 and "--target-accuracy" in r.stderr
