@@ -63,3 +63,10 @@ def test_agreement_statistics_known_answers(records):
     assert pooled["hard_predicted"] == 3 and pooled["hard_correct"] == 2
     assert pooled["easy_predicted"] == 2 and pooled["easy_correct"] == 2
     assert pooled["hard_more_reliable"] is False
+
+
+def test_length_bins_are_ordered_by_length_not_by_name():
+    from .conftest import lg
+    recs = [lg("any", "nope", {"129-256": 0.5, "33-64": 0.9, "65-128": 0.7, "<=32": 1.0})]
+    cell = length_generalization_cells(recs)["any"]
+    assert list(cell.by_config["small/nope"]) == ["<=32", "33-64", "65-128", "129-256"]

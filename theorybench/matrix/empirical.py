@@ -128,6 +128,17 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
     return cells
 
 
+def bin_sort_key(label: str) -> tuple[int, str]:
+    """Length bins in increasing order whatever order a store returns them in:
+    ``"<=32"`` first, then by the lower end of ``"33-64"``-style labels."""
+    import re
+
+    if label.strip().startswith("<"):
+        return (0, label)
+    m = re.search(r"\d+", label)
+    return (int(m.group()) if m else 1 << 30, label)
+
+
 def config_name(spec: dict[str, Any]) -> str:
     model = spec.get("model", {})
     return f"{model.get('size', '?')}/{model.get('encoding', '?')}"
@@ -145,6 +156,8 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
             acc[task][config_name(r.spec)][label].append(float(value))
             if label not in bin_order[task]:
                 bin_order[task].append(label)
+    for order in bin_order.values():
+        order.sort(key=bin_sort_key)
     cells = {}
     for task, configs in sorted(acc.items()):
         by_config = {c: {b: Aggregate.of(bins[b]) for b in bin_order[task] if b in bins}

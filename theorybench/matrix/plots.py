@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .empirical import EmpiricalCell  # noqa: E402
+from .tables import STATUS_MARK  # noqa: E402
 
 COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insufficient": "#ffffff",
            None: "#ffffff"}
@@ -39,6 +40,7 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
     if not tasks:
         return _placeholder(path, "Prediction matrix", "no tasks to show")
     pred = {(p["theory"], p["task"]): p["verdict"] for p in predictions}
+    status = {(p["theory"], p["task"]): STATUS_MARK.get(p.get("status", ""), "") for p in predictions}
     lines = list(empirical)
     cols = list(theories) + lines
     fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(cols), 0.8 + 0.38 * len(tasks)))
@@ -47,7 +49,7 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
         for j, col in enumerate(cols):
             if j < len(theories):
                 v = pred.get((col, task))
-                text = {"easy": "E", "hard": "H", "unknown": "?"}.get(v, "")
+                text = {"easy": "E", "hard": "H", "unknown": "?"}.get(v, "") + status.get((col, task), "")
                 if ref is not None and v in ("easy", "hard") and ref.verdict in ("easy", "hard"):
                     text += " ✓" if v == ref.verdict else " ✗"
             else:
@@ -64,8 +66,8 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
     if lines:
         ax.axvline(len(theories), color="black", linewidth=1.5)
     ref_txt = f"; ✓/✗ = agrees with {reference_line}" if reference_line else ""
-    ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown{ref_txt})",
-                 fontsize=9)
+    ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown; "
+                 f"* conditional, ~ conjectured{ref_txt})", fontsize=9)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
