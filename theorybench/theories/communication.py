@@ -83,8 +83,9 @@ def iter_chunks(df, chunk: int = CHUNK):
     """Yield (start, inputs) blocks covering the product space in lexicographic order.
 
     The trailing positions whose product fits in ``chunk`` are enumerated once (the low
-    block); each block repeats it under a few values of the leading positions, so a block
-    costs two array copies instead of a mixed-radix division per position.
+    block). One buffer is filled with it once and reused: per block only the few leading
+    columns change, so a block costs a write of those columns, not a copy of the whole
+    block. The yielded array is overwritten by the next block; copy it to keep it.
     """
     radices = _radices(df)
     L = len(radices)
@@ -95,12 +96,16 @@ def iter_chunks(df, chunk: int = CHUNK):
     low_tokens = _digits_tokens(df.choices[j0:], 0, low)
     high_total = math.prod(radices[:j0])
     per = max(1, chunk // low)
+    buf = np.empty((per * low, L), dtype=np.int64)
+    buf[:, j0:] = np.tile(low_tokens, (per, 1))
     for h in range(0, high_total, per):
         g = min(per, high_total - h)
-        x = np.empty((g * low, L), dtype=np.int64)
+        x = buf[: g * low]
         if j0:
-            x[:, :j0] = np.repeat(_digits_tokens(df.choices[:j0], h, h + g), low, axis=0)
-        x[:, j0:] = np.tile(low_tokens, (g, 1))
+            high = _digits_tokens(df.choices[:j0], h, h + g)
+            view = x[:, :j0].view()
+            view.shape = (g, low, j0)  # splits an axis: always a view, never a copy
+            view[:] = high[:, None, :]
         yield h * low, x
 
 
@@ -135,9 +140,9 @@ def _dense(keys: np.ndarray) -> tuple[np.ndarray, int]:
         present = np.zeros(top + 1, dtype=bool)
         present[keys] = True
         rank = np.cumsum(present) - 1
-        return rank[keys].astype(np.int64), int(rank[-1]) + 1
+        return rank[keys].astype(np.int64, copy=False), int(rank[-1]) + 1
     uniq, inv = np.unique(keys, return_inverse=True)
-    return inv.reshape(-1).astype(np.int64), len(uniq)
+    return inv.reshape(-1).astype(np.int64, copy=False), len(uniq)
 
 
 def class_ids_by_split(values: np.ndarray, radices: list[int]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -160,7 +165,6 @@ def class_ids_by_split(values: np.ndarray, radices: list[int]) -> list[tuple[np.
         key, count = _dense(child[:, 0])
         c = 1
         while c < r:  # fold as many child columns into one int64 key as fit in 62 bits
-            key = key.copy()
             span, c0 = count, c
             while c < r and span * m < (1 << 62):
                 key = key * m + child[:, c]
