@@ -171,3 +171,51 @@ def test_sampled_rows_lower_bound_against_exact():
             assert lb["rows"] == exact
     index = tasks.get("index", n=5).decision_view()[0]
     assert sampled_rows_lower_bound(index, rng) is None  # partial (valid): not applicable
+
+
+# ---- soundness of the non-aperiodic rule: undefined lengths and the domain -------------------
+
+def _odd_only_all(monkeypatch):
+    """'all' defined at odd n only: the task itself is star-free on its domain, but the
+    lengths where it is defined form the periodic set (SS)*S."""
+    from theorybench.errors import TaskParameterError
+    from theorybench.tasks import registry
+    from theorybench.tasks.boolean.all import All
+
+    class AllOdd(All):
+        name = "all_odd_only"
+
+        def check(self):
+            super().check()
+            if self.n % 2 == 0:
+                raise TaskParameterError(f"n={self.n} is even: all_odd_only needs odd n")
+
+    registry.families()
+    monkeypatch.setitem(registry._FAMILIES, AllOdd.name, AllOdd)
+    return AllOdd.name
+
+
+def test_non_aperiodic_rule_ignores_groups_made_by_undefined_lengths(monkeypatch):
+    from theorybench.theories.automata import aperiodicity, domain_problem, learn_view
+    from theorybench.theories.language import domain_view, language_view
+    fam = _odd_only_all(monkeypatch)
+    # rejecting the undefined (even) lengths makes a periodic language: a naive rule on that
+    # automaton would call a trivially easy task Hard
+    rejecting = learn_view(language_view(fam, undefined="reject"))
+    assert rejecting.status == "regular" and not aperiodicity(rejecting.dfa)[0]
+    # the sound rule marks them invalid, sees the domain is not star-free, and skips
+    full = language_view(fam, undefined="invalid")
+    assert "not star-free" in domain_problem(domain_view(full))
+    out = THEORY.non_aperiodic(fam, CTX)
+    assert isinstance(out, RuleSkip) and "not star-free" in out.reason
+
+
+def test_domain_problem_on_known_domains():
+    from theorybench.theories.automata import domain_problem
+    from theorybench.theories.language import domain_view, language_view
+    assert domain_problem(domain_view(language_view("parity", undefined="invalid"))) is None
+    # bounded Dyck is defined at even lengths only: its domain (even length) is periodic
+    why = domain_problem(domain_view(language_view("dyck_bounded", undefined="invalid")))
+    assert why is not None and "not star-free" in why
+    out = THEORY.non_aperiodic("dyck_bounded", CTX)
+    assert isinstance(out, RuleSkip) and "not star-free" in out.reason

@@ -14,11 +14,16 @@ Rules, in order:
    (samples at 2 and 4 times max_n) and its size (nodes, counts, depth) is the same at
    every n -> Easy, proven.
 2. ``non-aperiodic regular language`` (lower bound): the minimal automaton of the family's
-   language view is learned and checked (:mod:`.automata`); if its transition monoid
-   contains a group (not aperiodic; periodic languages such as (aa)* included) -> Hard.
-   THEORY.md section 4: periodic languages such as (aa)* are not in C-RASP (Huang et al.,
-   ICLR 2025, arXiv 2410.02140), hence Parity is not; the rule extends this to every
-   regular language whose syntactic monoid is not aperiodic, as THEORY.md states it.
+   language view (words outside the task's domain, and words of lengths where the family is
+   undefined, marked with a separate output) is learned and checked (:mod:`.automata`);
+   if its transition monoid contains a group (not aperiodic; periodic languages such as
+   (aa)* included) and the domain itself is star-free -> Hard. Two-letter restrictions
+   are tried when the whole language is not learned (C-RASP is closed under intersection
+   with Sigma'*). THEORY.md section 4: periodic languages such as (aa)* are not in C-RASP
+   (Huang et al., ICLR 2025, arXiv 2410.02140), hence Parity is not; by quotients and
+   inverse homomorphisms (Yang, Veseli et al., Prop. 41) the group's witness word yields
+   such a unary language, which extends the fact to every regular language whose
+   syntactic monoid is not aperiodic.
 3. ``one-way communication`` (lower bound): at a split of the input, a C-RASP program
    with P count terms is simulated by a one-way message naming the P counts at the split
    (each in 0..n), so the number of distinct rows of the communication matrix is at most
@@ -213,34 +218,41 @@ class CRASPTheory(Theory):
 
     @rule("non-aperiodic regular language", Basis.LOWER_BOUND)
     def non_aperiodic(self, family: str, ctx: Context):
-        """The learned minimal automaton has a group in its transition monoid."""
-        from .automata import aperiodicity, learn_dfa
-        from .language import is_language, language_view
+        """The learned minimal automaton (of the language, or of its restriction to two
+        letters) has a group in its transition monoid, and the family's input domain is
+        star-free.
+
+        The language view marks words outside the domain - including every word of a length
+        at which the family is undefined - with a separate output (``undefined="invalid"``),
+        so the automaton is the task's own; rejecting such words instead could create a
+        group from the lengths alone (a family defined at odd n only).  With a star-free
+        domain the witness words u w^m z lie in the domain for all large m, where their
+        outputs cycle with period p > 1; a C-RASP program would give, by quotients and the
+        inverse homomorphism a -> w (closure: Yang, Veseli et al., Prop. 41), a unary
+        language that is eventually periodic and not eventually constant, which C-RASP
+        cannot define (Huang et al. 2025: (aa)* is not in C-RASP)."""
+        from .automata import aperiodicity, find_failing_view
+        from .language import is_language
         ok, why = is_language(family)
         if not ok:
             return RuleSkip(why)
-        res = learn_dfa(family)
-        if res.status != "regular" or res.dfa is None:
-            return RuleSkip(f"no verified automaton ({res.status}): {res.reason}",
-                            {"automaton": res.to_dict()})
-        if res.has_invalid:
-            return RuleSkip("the language view has words outside the task's input domain; "
-                            "its automaton is not the task's own language",
-                            {"automaton": res.to_dict()})
-        aperiodic, witness = aperiodicity(res.dfa, view=language_view(family))
-        ev = {"automaton": res.to_dict(), "aperiodic": aperiodic}
-        if aperiodic:
-            return RuleSkip(f"the {res.dfa.size}-state minimal automaton is aperiodic; the "
-                            f"rule needs a group in the monoid", ev)
-        ev["witness"] = witness
-        ev["theorem"] = ("regular languages whose syntactic monoid is not aperiodic (e.g. "
-                         "periodic ones such as (aa)* and Parity) are not in C-RASP "
-                         f"(THEORY.md section 4; {HUANG25}; {YV})")
+        check = ctx.options.get("check_len")
+        found = find_failing_view(family, lambda d, v: aperiodicity(d, view=v), "star-free",
+                                  int(check) if check else None)
+        if isinstance(found, str):
+            return RuleSkip(found)
+        label, res, witness = found
+        ev = {"automaton": res.to_dict(), "restricted_to": label, "aperiodic": False,
+              "witness": witness,
+              "theorem": ("regular languages whose syntactic monoid is not aperiodic (e.g. "
+                          "periodic ones such as (aa)* and Parity) are not in C-RASP "
+                          f"(THEORY.md section 4; {HUANG25}; {YV})")}
         return self.prediction(
             family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
-            f"{family} is regular ({res.dfa.size}-state automaton checked on all words up to "
-            f"length {res.check_len}) and its monoid is not aperiodic: "
-            f"{witness['explanation']}; such languages are not in C-RASP")
+            f"{family} ({label}) is regular ({res.dfa.size}-state automaton checked on all "
+            f"words up to length {res.check_len}, words outside the task's star-free domain "
+            f"marked invalid) and its monoid is not aperiodic: {witness['explanation']}; "
+            f"such languages are not in C-RASP")
 
     @rule("one-way communication", Basis.LOWER_BOUND)
     def communication(self, family: str, ctx: Context):

@@ -62,7 +62,8 @@ def _vocab_letters(task) -> tuple[str, ...]:
 def _probe_ns(family: str) -> list[int]:
     cls = tasks.family(family)
     ns = list(getattr(cls, "analysis_ns", ()) or (4, 6, 8))
-    return ns
+    top = max(ns)
+    return ns + [m for m in (top + 1, top + 2, top + 3, 2 * top + 1) if m not in ns]
 
 
 def is_language(family: str, params: dict[str, Any] | None = None) -> tuple[bool, str]:

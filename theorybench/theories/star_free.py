@@ -47,12 +47,13 @@ from typing import Any, ClassVar
 
 from .. import tasks
 from ..errors import ResourceLimitError, TaskParameterError
-from .automata import aperiodicity, learn_dfa, learn_view_cached, quasi_aperiodicity
+from .automata import (aperiodicity, domain_problem, find_failing_view, learn_dfa,
+                       learn_view_cached, quasi_aperiodicity, views)
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, register_theory, rule
 from .brasp import ast as A
 from .brasp.check import check_on_task
 from .brasp.programs import for_task
-from .language import SubView, domain_view, is_language, language_view, restrictions
+from .language import is_language
 
 SOURCE = ("Yang, Chiang & Angluin, Masked hard-attention transformers recognize exactly the "
           "star-free languages, NeurIPS 2024 (arXiv 2310.13897)")
@@ -108,56 +109,21 @@ class _StarFreeBase(Theory):
             return None, RuleSkip(f"not a language: {why}; the automaton rules do not apply")
         return learn_dfa(family, check_len=self._check_len(ctx), undefined=undefined), None
 
-    def _views(self, family: str, restrict: bool):
-        """(label, view, domain view): the language view of ``family`` with undefined lengths
-        marked invalid, then (when ``restrict``) its restrictions to two letters."""
-        full = language_view(family, undefined="invalid")
-        dom = domain_view(full)
-        yield "all letters", full, dom
-        if restrict:
-            for sub in restrictions(full):
-                yield ("letters {" + ", ".join(sub.alphabet) + "}", sub,
-                       SubView(dom, sub.letters))
-
     def _domain_ok(self, dom_view, ctx: Context, need: str):
         """None if the input domain is star-free/quasi-aperiodic/regular (``need``), else
-        a RuleSkip saying why the lower bound cannot be applied."""
-        dom = learn_view_cached(dom_view, None, self._check_len(ctx))
-        what = f"the input domain of {dom_view.family} (valid words at defined lengths)"
-        if dom.status != "regular":
-            return RuleSkip(f"{what} is not shown regular ({dom.reason}); a lower bound on "
-                            f"the extended language would not transfer to the task")
-        if need == "star-free" and not aperiodicity(dom.dfa)[0]:
-            return RuleSkip(f"{what} is not star-free, so the extended language's monoid says "
-                            f"nothing about the task")
-        if need == "quasi-aperiodic" and not quasi_aperiodicity(dom.dfa)[0]:
-            return RuleSkip(f"{what} is not quasi-aperiodic")
-        return None
+        a RuleSkip saying why the lower bound cannot be applied (:func:`domain_problem`)."""
+        why = domain_problem(dom_view, need, self._check_len(ctx))
+        return None if why is None else RuleSkip(why)
 
     def _find_group(self, family: str, ctx: Context, test, need: str):
-        """First view (the whole language, then two-letter restrictions when the whole one
-        is not learned) whose automaton fails ``test``; (label, result, info) or a skip."""
+        """First view (the whole language, then two-letter restrictions) whose automaton
+        fails ``test`` with a domain passing ``need``; (label, result, info) or a skip
+        (:func:`automata.find_failing_view`)."""
         ok, why = _language(family)
         if not ok:
             return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
-        reasons = []
-        for label, view, dom in self._views(family, restrict=True):
-            res = learn_view_cached(view, None, self._check_len(ctx))
-            if res.status != "regular":
-                reasons.append(f"{label}: {res.status}")
-                continue
-            good, info = test(res.dfa, view)
-            if good:
-                if label == "all letters":
-                    return RuleSkip(f"the minimal automaton passes the {need} test")
-                continue
-            skip = self._domain_ok(dom, ctx, need)
-            if skip:
-                reasons.append(f"{label}: {skip.reason}")
-                continue
-            return label, res, info
-        return RuleSkip("no automaton of the language or of a two-letter restriction fails "
-                        f"the {need} test ({'; '.join(reasons)[:400]})")
+        found = find_failing_view(family, test, need, self._check_len(ctx))
+        return RuleSkip(found) if isinstance(found, str) else found
 
     def _automaton_evidence(self, res) -> dict[str, Any]:
         ev = {"learned": res.to_dict()}
@@ -239,7 +205,7 @@ class _StarFreeBase(Theory):
         if not ok:
             return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
         reasons = []
-        for label, view, dom in self._views(family, restrict=True):
+        for label, view, dom in views(family, restrict=True):
             res = learn_view_cached(view, None, self._check_len(ctx))
             if res.status == "regular" and label == "all letters":
                 return RuleSkip("the language's automaton was learned and checked (regular)")

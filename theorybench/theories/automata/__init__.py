@@ -15,6 +15,8 @@ Public API (used by the Star-free and C-RASP theories):
   m^k = m^(k+1) for some k, else a word w, a state q (with its access word) on a cycle of
   q -> q.w -> ... of length p > 1, and a suffix telling the cycle's states apart.
 * ``residual_growth(view_or_family, ms) -> (counts, GrowthFit)``.
+* ``domain_problem(domain_view, need, check_len) -> str | None``: the side condition of a
+  lower bound on a view with invalid words (the domain must be star-free / regular).
 
 Theory: a regular language is star-free iff its syntactic monoid (the transition monoid of
 its minimal DFA) is aperiodic (Schutzenberger 1965); star-free = FO[<] (McNaughton & Papert
@@ -27,6 +29,7 @@ non-regularity, which is why ``nonregular`` results are labelled by their growth
 from __future__ import annotations
 
 from .dfa import DFA, from_table
+from .domain import domain_problem, find_failing_view, views
 from .learning import (DEFAULT_CHECK, LearnResult, check_dfa, hypothesis, learn_dfa,
                        learn_view, learn_view_cached, residual_counts, residual_growth)
 from .monoid import MONOID_LIMIT, Monoid, aperiodicity, quasi_aperiodicity, transition_monoid
@@ -34,4 +37,5 @@ from .monoid import MONOID_LIMIT, Monoid, aperiodicity, quasi_aperiodicity, tran
 __all__ = ["DFA", "Monoid", "LearnResult", "MONOID_LIMIT", "DEFAULT_CHECK", "from_table",
            "transition_monoid", "aperiodicity", "quasi_aperiodicity", "residual_counts",
            "residual_growth", "hypothesis", "check_dfa", "learn_view", "learn_view_cached",
-           "learn_dfa"]
+           "learn_dfa", "domain_problem",
+           "find_failing_view", "views"]
