@@ -70,3 +70,60 @@ def test_list_and_missing_file(capsys):
     assert rc == 0 and "dyck_bounded1" in out and "majority" in out
     rc, _, err = _run(["crasp", "run", "no_such_program", "1"], capsys)
     assert rc == 2 and "not a library program" in err
+
+
+# Programs in the style of the public interpreter's examples (coli-saar/c-rasp): imports,
+# guarded counts, a conditional count, `x-1` without spaces, trailing comments, blank lines,
+# output read at the last position, positions counted from 0.
+EVEN_AS = """
+#import pos_even
+
+others = # !"a"
+only_as = (others == 0)
+// 0-based: the last position of an even-length word is odd
+even_as = !pos_even && only_as
+"""
+
+SHIFTED_COPY = """
+#import pred2
+n_tok = #true   // positions so far
+here = (1 if "1" else 0)
+before = #"1" - here
+first_is_one = (before == n_tok-1) && "1"
+same = ("1" && (#[pred2] "1") == 1) || ("0" && (#[pred2] "0") == 1)
+n_same = # same
+out = (n_same + n_same + 4 == n_tok + n_tok) && n_tok > 2
+"""
+
+
+def test_public_style_programs_and_zero_based_positions(tmp_path, capsys, monkeypatch):
+    prog = tmp_path / "even_as.cr"
+    prog.write_text(EVEN_AS)
+    words = "a a\na a a\na a a a\n"
+    rc, out, _ = _run(["crasp", "run", str(prog), "--accept", "last", "--positions", "0"],
+                      capsys, words, monkeypatch)
+    assert rc == 0 and [ln.split("\t")[0] for ln in out.splitlines()] == \
+        ["accept", "reject", "accept"]
+    # 1-based positions (Huang et al.) shift the parity of every position
+    rc, out, _ = _run(["crasp", "run", str(prog), "--accept", "last"], capsys, words,
+                      monkeypatch)
+    assert [ln.split("\t")[0] for ln in out.splitlines()] == ["reject", "accept", "reject"]
+    # at the end marker the !"a" count sees <eos>: the program was written for --accept last
+    rc, out, _ = _run(["crasp", "run", str(prog)], capsys, words, monkeypatch)
+    assert [ln.split("\t")[0] for ln in out.splitlines()] == ["reject"] * 3
+    shifted = tmp_path / "shift.cr"
+    shifted.write_text(SHIFTED_COPY)
+    # w w' with w' = w shifted by 2 positions: positions 3.. equal positions 1..
+    rc, out, _ = _run(["crasp", "run", str(shifted), "--accept", "last"], capsys,
+                      "1 0 1 0 1 0\n1 0 1 1 1 0\n0 0 0\n", monkeypatch)
+    assert [ln.split("\t")[0] for ln in out.splitlines()] == ["accept", "reject", "accept"]
+
+
+def test_run_stdin_reports_foreign_tokens_per_line(tmp_path, capsys, monkeypatch):
+    rc, out, err = _run(["crasp", "run", "majority"], capsys, "1 1 0\n1 x 0 y\n0 0 1\n",
+                        monkeypatch)
+    assert rc == 2 and out.splitlines() == ["accept\t1 1 0", "error\t1 x 0 y", "reject\t0 0 1"]
+    assert "input 2" in err and "token 2 'x', token 4 'y'" in err and "Traceback" not in err
+    rc, out, _ = _run(["crasp", "run", "majority", "--alphabet", "0 1 x y"], capsys,
+                      "1 x 0 y\n", monkeypatch)
+    assert rc == 2  # the program's own `// alphabet:` line wins over --alphabet

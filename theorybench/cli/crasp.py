@@ -24,6 +24,12 @@ def register(sub) -> None:
     r.add_argument("--accept", choices=("eos", "last"), default="eos",
                    help="read the output at an appended end marker (default) or at the "
                         "last input position")
+    r.add_argument("--positions", type=int, choices=(1, 0), default=1,
+                   help="number of the first position as #import-ed unary predicates "
+                        "(pos_even, mod_P_R, first) see it: 1 as in Huang et al. (default) or "
+                        "0 as in the public interpreter (coli-saar/c-rasp), whose .cr files "
+                        "also read the output at the last position: --accept last "
+                        "--positions 0 reproduces its answers")
     r.add_argument("--trace", metavar="FILE", help="write a trace (.txt or .html)")
     r.add_argument("--alphabet", help='input alphabet, e.g. "a b c" (default: the program\'s '
                                       '// alphabet: line, else its token literals)')
@@ -57,14 +63,36 @@ def _inputs(args) -> list[str]:
     return [ln for ln in lines if ln and not ln.startswith("//")]
 
 
+def _foreign(text: str, alphabet: set[str]) -> str | None:
+    bad = [(j, t) for j, t in enumerate(text.split(), 1) if t not in alphabet]
+    if not bad:
+        return None
+    return ", ".join(f"token {j} {t!r}" for j, t in bad)
+
+
 def cmd_run(args) -> int:
     program = crasp.load_program(args.program)
     alphabet = args.alphabet.split() if args.alphabet else None
-    interp = crasp.Interpreter(program, alphabet)
+    interp = crasp.Interpreter(program, alphabet, origin=args.positions)
     inputs = _inputs(args)
-    result = interp.run_strings(inputs, args.accept)
-    for text, acc in zip(inputs, result.accept):
-        print(f"{'accept' if acc else 'reject'}\t{text}")
+    if args.input is None:  # stdin: report bad lines and run the others
+        letters = set(interp.alphabet)
+        bad = {i: why for i, text in enumerate(inputs) if (why := _foreign(text, letters))}
+        for i, why in bad.items():
+            print(f"input {i + 1} ({inputs[i]!r}): {why} not in the program's alphabet "
+                  f"{{{' '.join(interp.alphabet)}}}; declare the alphabet with a line "
+                  f"`// alphabet: ...` in the program or pass --alphabet", file=sys.stderr)
+        good = [t for i, t in enumerate(inputs) if i not in bad]
+        if not good:
+            return 2 if bad else 0
+        result = interp.run_strings(good, args.accept)
+        verdicts = iter(result.accept)
+        for i, text in enumerate(inputs):
+            word = "error" if i in bad else ("accept" if next(verdicts) else "reject")
+            print(f"{word}\t{text}")
+    else:
+        result = interp.run_strings(inputs, args.accept)
+        print(f"{'accept' if result.accept[0] else 'reject'}\t{inputs[0]}")
     if args.trace:
         path = Path(args.trace)
         if path.suffix.lower() in (".html", ".htm"):
@@ -78,7 +106,7 @@ def cmd_run(args) -> int:
         except OSError as exc:
             raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
         print(f"trace written to {path}", file=sys.stderr)
-    return 0
+    return 2 if args.input is None and bad else 0
 
 
 def cmd_check(args) -> int:

@@ -44,6 +44,7 @@ class Run:
     ext: np.ndarray                # token ids as run (EOS id = len(vocab), -1 = padding)
     vocab: tuple[str, ...]
     mode: str
+    origin: int = 1                # number of the first position (see Interpreter)
 
     def symbols(self, row: int) -> list[str]:
         """Row ``row``'s tokens as strings, with "<eos>" in eos mode."""
@@ -63,11 +64,19 @@ class Run:
 class Interpreter:
     """A checked program ready to run. ``alphabet`` (optional) is the input alphabet:
     the program's own ``// alphabet:`` declaration wins, then this argument, then the
-    token literals of the program."""
+    token literals of the program. ``origin`` is the number of the first position as
+    unary predicates (``pos_even``, ``mod_P_R``, ``first``) see it: 1 as in Huang et al.
+    (default), 0 as in the public interpreter (so its ``.cr`` files give its answers).
+    Guards (``prev``, ``predK``) depend only on i - j and are the same either way."""
 
-    def __init__(self, program: A.Program, alphabet: Sequence[str] | None = None):
+    def __init__(self, program: A.Program, alphabet: Sequence[str] | None = None,
+                 origin: int = 1):
+        if origin not in (0, 1):
+            raise TheorybenchError(f"origin={origin!r}: positions start at 1 (Huang et al.) "
+                                   f"or 0 (the public interpreter)")
         self.checked = check(program, alphabet)
         self.program = program
+        self.origin = origin
         if program.alphabet is not None:
             self.alphabet = tuple(program.alphabet)
         elif alphabet is not None:
@@ -121,13 +130,14 @@ class Interpreter:
         ext[col >= lengths[:, None]] = -1
         if accept == "eos":
             ext[col == lengths[:, None]] = eos_id
-        env = _Env(ext, {s: i for i, s in enumerate(vocab)}, eos_id, self.checked)
+        env = _Env(ext, {s: i for i, s in enumerate(vocab)}, eos_id, self.checked, self.origin)
         for name in self.checked.order:
             env.defs[name] = env.eval(self.program.definition(name))
         out = env.defs[self.program.output]
         at = lengths if accept == "eos" else lengths - 1
         acc = out[np.arange(B), at].astype(bool) if B else np.zeros(0, dtype=bool)
-        return Run(self.checked, dict(env.defs), acc, lengths, ext, tuple(vocab), accept)
+        return Run(self.checked, dict(env.defs), acc, lengths, ext, tuple(vocab), accept,
+                   self.origin)
 
     def accepts(self, tokens: np.ndarray, vocab: Sequence[str], lengths=None,
                 accept: str = "eos") -> np.ndarray:
@@ -135,11 +145,12 @@ class Interpreter:
 
 
 class _Env:
-    def __init__(self, ext: np.ndarray, index: dict[str, int], eos_id: int, checked: Checked):
+    def __init__(self, ext: np.ndarray, index: dict[str, int], eos_id: int, checked: Checked,
+                 origin: int = 1):
         self.ext, self.index, self.eos_id, self.checked = ext, index, eos_id, checked
         self.defs: dict[str, np.ndarray] = {}
         self.memo: dict[A.Expr, np.ndarray] = {}
-        self.positions = np.arange(1, ext.shape[1] + 1, dtype=np.int64)[None, :]
+        self.positions = np.arange(origin, ext.shape[1] + origin, dtype=np.int64)[None, :]
 
     def eval(self, e: A.Expr) -> np.ndarray:
         hit = self.memo.get(e)
@@ -197,6 +208,6 @@ class _Env:
 
 
 def run(program: A.Program, inputs: Sequence[Sequence[str] | str], accept: str = "eos",
-        alphabet: Sequence[str] | None = None) -> Run:
+        alphabet: Sequence[str] | None = None, origin: int = 1) -> Run:
     """Convenience: check ``program`` and run it on string inputs."""
-    return Interpreter(program, alphabet).run_strings(inputs, accept)
+    return Interpreter(program, alphabet, origin).run_strings(inputs, accept)

@@ -21,7 +21,7 @@ def _rows(run: Run, row: int) -> tuple[list[str], list[tuple[str, list[str]]]]:
     symbols = run.symbols(row)
     vals = run.row_values(row)
     width = len(next(iter(vals.values()))) if vals else 0
-    header = [str(i) for i in range(1, width + 1)]
+    header = [str(i) for i in range(run.origin, width + run.origin)]
     body = []
     body.append(("token", symbols))
     out = run.program.output
