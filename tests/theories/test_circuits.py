@@ -222,3 +222,51 @@ def test_basis_selection():
     assert "reach_directed" not in all_builders() and "reach_undirected" not in all_builders()
     with pytest.raises(TheorybenchError, match="no ac0 circuit builder"):
         build(tasks.get("majority", n=5), "ac0")
+
+
+# ---- the bounded-depth Dyck AC0 builder (laminar-block characterization) ----------------
+def bounded_dyck_count(n: int, k: int, D: int) -> int:
+    """Dyck words of length n over k bracket types with depth <= D, by a walk count on the
+    heights 0..D (an opening step has k choices, a closing step one): independent of both
+    the task and the circuit."""
+    ways = [1] + [0] * D
+    for _ in range(n):
+        ways = [(ways[h - 1] * k if h > 0 else 0) + (ways[h + 1] if h < D else 0)
+                for h in range(D + 1)]
+    return ways[0]
+
+
+def check_dyck_bounded_exhaustively(n: int, k: int, D: int) -> None:
+    task = tasks.get("dyck_bounded", n=n, k=k, D=D)
+    b = build(task, "ac0")
+    assert b.circuit.in_basis("ac0")
+    x = b.df.enumerate(limit=1 << 21)
+    assert len(x) == (2 * k) ** n
+    got = decode(b.circuit, evaluate(b.circuit, b.encoding.encode(x)))
+    assert (got == np.asarray(b.df.evaluate(x))).all(), (n, k, D)
+    assert int(got.sum()) == bounded_dyck_count(n, k, D), (n, k, D)
+    # the stack oracle on every accepted word and on a spread of the rejected ones
+    sub = np.concatenate([x[got == 1], x[got == 0][:: max(1, int((got == 0).sum()) // 2000)]])
+    assert (decode(b.circuit, evaluate(b.circuit, b.encoding.encode(sub)))
+            == task.oracle(sub)).all(), (n, k, D)
+
+
+def test_bounded_dyck_count_closed_forms():
+    from math import comb
+    assert [bounded_dyck_count(2 * m, 1, m) for m in range(1, 8)] == \
+        [comb(2 * m, m) // (m + 1) for m in range(1, 8)]  # Catalan numbers
+    assert [bounded_dyck_count(2 * m, 1, 2) for m in range(1, 8)] == [2 ** (m - 1) for m in range(1, 8)]
+    assert bounded_dyck_count(10, 2, 1) == 2 ** 5 and bounded_dyck_count(7, 1, 3) == 0
+
+
+@pytest.mark.parametrize("n,k,D", [(16, 1, 1), (16, 1, 2), (16, 1, 3), (16, 1, 8),
+                                   (8, 2, 1), (8, 2, 2), (8, 2, 4), (6, 3, 2)])
+def test_dyck_bounded_builder_on_every_word(n, k, D):
+    check_dyck_bounded_exhaustively(n, k, D)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,k,D", [(18, 1, d) for d in range(1, 10)]
+                         + [(10, 2, d) for d in range(1, 6)] + [(8, 3, d) for d in range(1, 5)])
+def test_dyck_bounded_builder_on_every_word_slow(n, k, D):
+    check_dyck_bounded_exhaustively(n, k, D)

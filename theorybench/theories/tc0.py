@@ -1,9 +1,10 @@
 """The TC0 theory (THEORY.md section 3): softmax / average-hard attention and TC0.
 
 Model: constant-depth, polynomial-size circuits of unbounded fan-in AND/OR/NOT and
-MAJORITY/THRESHOLD gates. Log-precision softmax transformers are in uniform TC0 (Merrill
-& Sabharwal, TACL 2023); average-hard attention and polynomial-precision softmax are in
-DLOGTIME-uniform TC0 (Chiang, TMLR 2025).
+MAJORITY/THRESHOLD gates. Log-precision softmax transformers are in log-space-uniform
+TC0 (Merrill & Sabharwal, "The parallelism tradeoff", TACL 2023, their main theorem);
+average-hard attention and polynomial-precision softmax are in DLOGTIME-uniform TC0
+(Chiang, TMLR 2025).
 
 Rules, in DESIGN.md order:
 
@@ -11,8 +12,10 @@ Rules, in DESIGN.md order:
    verified and measured as for AC0 -> Easy, proven.
 2. ``projection from a complete problem`` (reduction): no unconditional TC0 lower bound is
    known for any problem in the suite, so hardness is only conditional: a verified
-   projection from directed s-t reachability (NL-complete under first-order reductions)
-   or undirected s-t connectivity (L-complete; Reingold 2008) -> Hard, *conditional* on
+   projection from directed s-t reachability (NL-complete under first-order reductions;
+   Jones 1975, Immerman 1987) or undirected s-t connectivity (L-complete under
+   first-order reductions: in L by Reingold, JACM 2008; L-hard since out-degree-1
+   reachability is, Immerman 1987 / Cook & McKenzie 1987) -> Hard, *conditional* on
    TC0 != NL resp. TC0 != L. The completeness theorem is attached to the source problem
    (:mod:`.circuits.theorems`); the projection is checked by running it.
 
@@ -35,10 +38,12 @@ class TC0(Theory):
         "tokens read as bits: one bit per binary position, one-hot for larger alphabets",
     )
     sources = (
-        "Merrill & Sabharwal, 'The parallelism tradeoff', TACL 2023",
-        "Chiang, 'Transformers in uniform TC0', TMLR 2025",
+        "Merrill & Sabharwal, 'The parallelism tradeoff: limitations of log-precision transformers', TACL 2023",
+        "Chiang, 'Transformers in DLOGTIME-uniform TC0', TMLR 2025",
         "Reingold, 'Undirected connectivity in log-space', JACM 2008",
         "Immerman, 'Descriptive Complexity', Springer 1999 (first-order completeness)",
+        "Cook & McKenzie, 'Problems complete for deterministic logarithmic space', "
+        "J. Algorithms 8 (1987)",
     )
 
     @rule("verified TC0 circuit family", Basis.CONSTRUCTION)

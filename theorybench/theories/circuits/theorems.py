@@ -73,13 +73,19 @@ GAP_NL_COMPLETE = Theorem(
     condition="TC0 != NL")
 
 UGAP_L_COMPLETE = Theorem(
-    "undirected reachability is L-complete",
-    "s-t connectivity in undirected graphs is in L (Reingold) and L-hard under first-order "
-    "reductions: reachability in directed graphs of out-degree <= 1 is L-complete under "
-    "first-order reductions (Immerman), and it reduces to undirected connectivity by "
-    "deleting t's out-edge (t's component is then a tree in which every edge points "
-    "towards t, so s is connected to t iff s reaches t). So if undirected connectivity "
-    "is in TC0 then L is contained in TC0.",
-    "Reingold, 'Undirected connectivity in log-space', JACM 55(4) (2008); Immerman, "
-    "Descriptive Complexity (Springer 1999), ch. 3",
+    "undirected reachability is L-complete under first-order reductions",
+    "s-t connectivity in undirected graphs is in L (Reingold 2008, the main theorem) and "
+    "L-hard under first-order (hence AC0) reductions: s-t reachability in directed graphs "
+    "of out-degree <= 1 is L-complete under first-order reductions (Immerman 1987; Cook & "
+    "McKenzie 1987), and it reduces to undirected connectivity by deleting t's out-edge "
+    "(t's component is then a tree in which every edge points towards t, so s is "
+    "connected to t iff s reaches t). Completeness is thus the combination of Reingold's "
+    "upper bound with the older hardness result, not a theorem of Reingold's paper alone. "
+    "So if undirected connectivity is in TC0 then L is contained in TC0.",
+    "Reingold, 'Undirected connectivity in log-space', JACM 55(4) (2008) (membership in L); "
+    "Immerman, 'Languages that capture complexity classes', SIAM J. Comput. 16(4) (1987) "
+    "and Descriptive Complexity (Springer 1999), ch. 3; Cook & McKenzie, 'Problems "
+    "complete for deterministic logarithmic space', J. Algorithms 8 (1987) (L-hardness); "
+    "stated together in Allender, Barrington, Chakraborty, Datta, Roy, 'Planar and grid "
+    "graph reachability problems' (2009), introduction",
     condition="TC0 != L")
