@@ -69,7 +69,7 @@ def test_ac0_reduction_rule(ac0, family, source):
     assert (p.verdict, p.basis, p.status) == (Verdict.HARD, Basis.REDUCTION, Status.PROVEN)
     chk = p.evidence["check"]
     assert chk["ok"] and chk["is_projection"] and chk["labels_preserved"]
-    assert p.evidence["source"] == source
+    assert p.evidence["source_problem"] == source
     check_json(p.evidence)
 
 
@@ -147,3 +147,32 @@ def test_predictions_are_reproducible_and_serializable(ac0, tc0):
             b = th.predict(fam, Context(seed=0)).to_dict()
             assert a == b and a["verdict"] != "unknown"
             to_jsonable(a)
+
+
+def _fake_table(depths, sizes, errors=0):
+    from theorybench.theories.circuits.builders import builders_for
+    from theorybench.theories.circuits.verify import Check, ConstructionResult
+    from theorybench.theories.growth import classify_growth
+    ns = [4, 8, 16, 32, 64][: len(depths)]
+    checks = [Check(n=n, bits=n, depth=d, size=s, wires=2 * s, gate_counts={}, checked=16,
+                    exhaustive=True, errors=errors if n == ns[-1] else 0)
+              for n, d, s in zip(ns, depths, sizes)]
+    fits = (classify_growth(ns, depths), classify_growth(ns, sizes)) if len(ns) >= 3 else (None, None)
+    return ConstructionResult("all", builders_for("all", "ac0")[0], checks, *fits)
+
+
+@pytest.mark.parametrize("table,reason", [
+    (lambda: _fake_table([2, 2, 2], [5, 9, 17], errors=3), "disagrees with the task at n=16"),
+    (lambda: _fake_table([2, 2], [5, 9]), "need 3"),
+    (lambda: _fake_table([2, 4, 6, 8, 10], [5, 9, 17, 33, 65]), "depth grows"),
+    (lambda: _fake_table([2, 2, 2, 2, 2], [2 ** 4, 2 ** 8, 2 ** 16, 2 ** 32, 2 ** 64]),
+     "size grows exponential"),
+])
+def test_construction_rule_skips_unless_verified_bounded_depth_polynomial_size(
+        ac0, monkeypatch, table, reason):
+    from theorybench.theories.circuits import rules
+    monkeypatch.setattr(rules, "construction_table", lambda *a, **k: table())
+    out = construction_rule(ac0, "all", "ac0", Context())
+    assert isinstance(out, RuleSkip) and reason in out.reason
+    monkeypatch.setattr(rules, "construction_table", lambda *a, **k: _fake_table([2, 2, 2], [5, 9, 17]))
+    assert construction_rule(ac0, "all", "ac0", Context()).verdict == Verdict.EASY

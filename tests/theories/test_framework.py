@@ -226,7 +226,8 @@ def test_sensitivity_unknown_when_nothing_can_be_computed(monkeypatch):
 ])
 def test_sensitivity_thresholds_on_synthetic_profiles(monkeypatch, slope, lo, hi, ratio,
                                                        verdict):
-    prof = {"values": [], "skipped": [], "local_exponent": slope,
+    prof = {"values": [{"n": 8, "average_sensitivity": 4.0}], "skipped": [],
+            "local_exponent": slope,
             "local_exponent_range": [lo, hi], "min_ratio_larger_half": ratio,
             "larger_half_ns": [8, 10], "fit": {"kind": "poly", "formula": "~ n^c"}}
     monkeypatch.setattr(st, "sensitivity_profile", lambda family, ctx=None: dict(prof))
@@ -234,6 +235,9 @@ def test_sensitivity_thresholds_on_synthetic_profiles(monkeypatch, slope, lo, hi
     assert p.verdict == verdict
     if verdict == Verdict.UNKNOWN:
         assert f"{slope:.3f}" in p.explanation
+        # an Unknown cell still carries the measurements (explain shows them)
+        kept = p.evidence["other_rules"]["sublinear average sensitivity"]
+        assert kept["values"] == prof["values"] and kept["local_exponent_range"] == [lo, hi]
 
 
 def test_explain_text_renders_tables_from_evidence():
@@ -248,6 +252,18 @@ def test_explain_text_renders_tables_from_evidence():
     assert "key  depth  size" in text and "16   2      33" in text
     assert "n  value" in text and "8  2.5" in text
     assert "1. [construction] build: fired" in text
+
+
+def test_explain_text_renders_fits_and_theorem_dicts_compactly():
+    fit = classify_growth([4, 8, 16, 32], [2.0, 4.0, 8.0, 16.0]).to_dict()
+    thm = {"name": "T2", "statement": "every X is Y", "source": "Z 1999", "condition": "A != B"}
+    p = Prediction("toy", "parity", Verdict.HARD, Basis.REDUCTION, Status.CONDITIONAL,
+                   {"theorem": thm, "size_growth": fit}, "because")
+    text = explain_text(p)
+    assert "Theorem: T2" in text and "statement: every X is Y" in text
+    assert "condition: A != B" in text and "{'name'" not in text
+    assert "size_growth: poly, ~ 0.5 n^1.000" in text
+    assert "candidate" in text and "residuals" not in text
 
 
 def test_a_crashing_theory_becomes_an_unknown_cell(monkeypatch):

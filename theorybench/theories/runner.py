@@ -185,13 +185,43 @@ def _table(rows: list[dict[str, Any]], indent: str) -> list[str]:
     return out
 
 
+def _is_fit(v: Any) -> bool:
+    """A growth fit (:meth:`GrowthFit.to_dict`): rendered as its formula plus a small table."""
+    return isinstance(v, dict) and {"kind", "formula", "candidates"} <= set(v)
+
+
+def _fit_lines(key: str, fit: dict[str, Any], indent: str) -> list[str]:
+    rmse = fit.get("rel_rmse")
+    head = f"{indent}{key}: {fit['kind']}, {fit['formula']}"
+    if isinstance(rmse, (int, float)):
+        head += f" (relative RMSE {rmse:.3g})"
+    rows = [{"candidate": name, "formula": c.get("formula", ""), "rel_rmse": c.get("rel_rmse", "")}
+            for name, c in (fit.get("candidates") or {}).items() if isinstance(c, dict)]
+    return [head] + (_table(rows, indent + "  ") if rows else [])
+
+
+def _theorem_lines(key: str, thm: Any) -> list[str]:
+    """A theorem given as text, or as a dict with name/statement/source/condition."""
+    if not isinstance(thm, dict):
+        return ["", f"{key.capitalize()}: {thm}"]
+    lines = ["", f"{key.capitalize()}: {thm.get('name', '')}".rstrip()]
+    for field in ("statement", "source", "condition"):
+        if thm.get(field):
+            lines.append(f"  {field}: {thm[field]}")
+    lines += [f"  {k}: {_fmt(v)}" for k, v in thm.items()
+              if k not in ("name", "statement", "source", "condition") and v not in ("", None)]
+    return lines
+
+
 def _render(ev: dict[str, Any], indent: str = "  ", depth: int = 0) -> list[str]:
     lines: list[str] = []
     scalars = {k: v for k, v in ev.items() if not isinstance(v, dict) and not _is_table(v)}
     for k, v in scalars.items():
         lines.append(f"{indent}{k}: {_fmt(v)}")
     for k, v in ev.items():
-        if _is_table(v):
+        if _is_fit(v):
+            lines += _fit_lines(k, v, indent)
+        elif _is_table(v):
             lines.append(f"{indent}{k}:")
             lines += _table(v, indent + "  ")
         elif _is_keyed_table(v):  # {n: {depth: .., size: ..}, ...}
@@ -220,7 +250,7 @@ def explain_text(p: Prediction, theory: Theory | None = None) -> str:
         lines.append(f"  {i}. [{t['basis']}] {t['rule']}: {t['outcome']}")
     for key in ("theorem", "source", "criterion"):
         if key in ev:
-            lines += ["", f"{key.capitalize()}: {ev[key]}"]
+            lines += _theorem_lines(key, ev[key])
     lines += ["", "Explanation:", f"  {p.explanation}", "", "Evidence:"]
     lines += _render({k: v for k, v in ev.items() if k not in ("theorem", "source", "criterion")})
     if theory is not None:

@@ -262,9 +262,12 @@ class Sensitivity(Theory):
                 f"average sensitivity is sublinear ({prof['fit']['formula']}, slope "
                 f"{c:.2f}); Hahn & Rofin's sharpness obstacle does not apply and transformers "
                 f"are biased towards such functions - a tendency, so conjectured")
+        # the last rule: its skip keeps the measurements, so an Unknown cell shows them
+        kept = ("distribution", "values", "fit", "local_exponent", "local_exponent_range",
+                "larger_half_ns", "min_ratio_larger_half", "thresholds", "task_distribution")
         return RuleSkip(f"not clearly sublinear: log-log slope {c:.3f}, up to {c_hi:.3f} "
                         f"within the confidence intervals (need <= {EASY_EXPONENT})",
-                        {"local_exponent": c})
+                        {k: prof[k] for k in kept if k in prof})
 
 
 __all__ = ["Sensitivity", "sensitivity_profile", "HARD_FLOOR", "HARD_EXPONENT",

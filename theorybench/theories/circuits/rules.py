@@ -115,7 +115,7 @@ def reduction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Pre
             failed.append({"reduction": red.name, "check": chk.to_dict()})
             continue
         thm = known.ac0 if basis == "ac0" else known.tc0
-        ev = {"reduction": red.name, "source": known.problem.name, "check": chk.to_dict(),
+        ev = {"reduction": red.name, "source_problem": known.problem.name, "check": chk.to_dict(),
               "theorem": thm.to_dict(), "closure": PROJECTION_CLOSURE.to_dict()}
         status = Status.CONDITIONAL if thm.conditional else Status.PROVEN
         cond = f", conditional on {thm.condition}" if thm.conditional else ""
