@@ -30,7 +30,7 @@ QUERY = "?"
 #: Largest number of nodes a graph task accepts (keeps the vocabulary below ~1M tokens).
 MAX_NODES = 1024
 #: Rows x columns of random keys drawn at once when sampling edge sets (memory bound).
-CHUNK_CELLS = 1 << 23
+CHUNK_CELLS = 1 << 21
 #: Rows generated at once by the constructive samplers (even: each block is balanced).
 BLOCK_ROWS = 8192
 
@@ -220,14 +220,20 @@ class GraphTask(Task):
             description=f"{self.name} on {self.n} edge tokens over {self.V} nodes")]
 
 
-def random_keys(rng: np.random.Generator, shape, values: np.ndarray, bits: int) -> np.ndarray:
+def random_keys(rng: np.random.Generator, shape, values: np.ndarray, bits: int,
+                out: np.ndarray | None = None) -> np.ndarray:
     """uint64 sort keys: uniform random high bits, ``values`` (< 2^bits) in the low bits.
 
     The bits of a float64 in [0, 1) order like the floats, so the 52-bit mantissa of
     ``rng.random`` serves as the random part (ties have probability about 2^(bits - 52)
     per pair, negligible). Sorting the keys orders the values uniformly at random.
+    ``out`` (a C-contiguous uint64 array of ``shape``) is filled instead of a new array.
     """
-    keys = rng.random(shape).view(np.uint64)
+    if out is None:
+        keys = rng.random(shape).view(np.uint64)
+    else:
+        rng.random(shape, out=out.view(np.float64))
+        keys = out
     keys &= ~np.uint64((1 << bits) - 1)
     values = np.asarray(values)
     keys |= values.view(np.uint64) if values.dtype == np.int64 else values.astype(np.uint64)
@@ -249,8 +255,9 @@ def shuffle_rows(rng: np.random.Generator, x: np.ndarray, out: np.ndarray | None
 
 
 def random_subsets(rng: np.random.Generator, count: int, universe: int, size: int,
-                   extra: int = 0) -> np.ndarray:
-    """(count, size + extra) distinct elements of range(universe) per row.
+                   extra: int = 0, out: np.ndarray | None = None) -> np.ndarray:
+    """(count, size + extra) distinct elements of range(universe) per row (written to
+    ``out``, an int64 array of that shape, possibly a column slice, when given).
 
     The first ``size`` columns are a uniform random ``size``-subset in uniformly random
     order; each further column is uniform among the elements not taken before it.
@@ -262,20 +269,25 @@ def random_subsets(rng: np.random.Generator, count: int, universe: int, size: in
     if take > universe:
         raise ValueError(f"cannot take {take} distinct elements of {universe}")
     if universe >= 8 * take:
-        return _sparse_distinct(rng, count, universe, take)
+        if out is None:
+            return _sparse_distinct(rng, count, universe, take)
+        out[...] = _sparse_distinct(rng, count, universe, take)
+        return out
     bits = max(1, int(universe - 1).bit_length())
     low = np.uint64((1 << bits) - 1)
     ids = np.arange(universe, dtype=np.uint64)
-    out = np.empty((count, take), dtype=np.int64)
-    rows = max(1, CHUNK_CELLS // max(universe, 1))
+    if out is None:
+        out = np.empty((count, take), dtype=np.int64)
+    rows = max(1, min(count, CHUNK_CELLS // max(universe, 1)))
+    buf = np.empty((rows, universe), dtype=np.uint64)   # one buffer: no fresh pages per chunk
     for lo in range(0, count, rows):
         hi = min(count, lo + rows)
-        keys = random_keys(rng, (hi - lo, universe), ids[None, :], bits)
+        keys = random_keys(rng, (hi - lo, universe), ids[None, :], bits, out=buf[: hi - lo])
         if take < universe:
-            keys = np.partition(keys, take - 1, axis=1)[:, :take]
+            keys.partition(take - 1, axis=1)
+        keys = keys[:, :take]
         keys.sort(axis=1)
-        keys &= low
-        out[lo:hi] = keys.view(np.int64)
+        np.bitwise_and(keys, low, out=out[lo:hi].view(np.uint64))
     return out
 
 

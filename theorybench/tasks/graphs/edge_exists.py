@@ -94,13 +94,17 @@ class EdgeExists(GraphTask):
         y = np.empty(count, dtype=np.int64)
         for lo in range(0, count, BLOCK_ROWS):      # blocks of rows: small temporaries
             hi = min(count, lo + BLOCK_ROWS)
-            x[lo:hi], y[lo:hi] = self._balanced(rng, hi - lo)
+            y[lo:hi] = self._balanced(rng, x[lo:hi])
         return self.batch(x, y)
 
-    def _balanced(self, rng, count):
-        n, V, M = self.n, self.V, self.M
-        chosen = random_subsets(rng, count, M, n, extra=1) + V  # n edges, then a non-edge
+    def _balanced(self, rng, x):
+        """Fill the rows of ``x`` in place (n edges, '?', the query); return their labels."""
+        n, count = self.n, len(x)
+        # n listed edges, then a non-edge in the column of the marker (overwritten below)
+        random_subsets(rng, count, self.M, n, extra=1, out=x[:, : n + 1])
+        x[:, : n + 1] += self.V
         y = balanced_choice(rng, count)
-        present = chosen[np.arange(count), rng.integers(0, n, size=count)]
-        query = np.where(y == 1, present, chosen[:, n])
-        return self.assemble(chosen[:, :n], query[:, None]), y
+        present = x[np.arange(count), rng.integers(0, n, size=count)]
+        x[:, n + 1] = np.where(y == 1, present, x[:, n])
+        x[:, n] = self.query_id
+        return y

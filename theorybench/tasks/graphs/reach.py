@@ -76,20 +76,23 @@ class ReachTask(GraphTask):
         """(count, used) distinct node ids per row: a random injective relabelling."""
         return random_subsets(rng, count, self.V, used)
 
-    def finish(self, rng, u: np.ndarray, w: np.ndarray, s: np.ndarray, t: np.ndarray):
+    def finish(self, rng, u: np.ndarray, w: np.ndarray, s: np.ndarray, t: np.ndarray,
+               out: np.ndarray | None = None):
         """Rows from edge endpoints (count, n) in shuffled order and the query (s, t)."""
-        return self.finish_ids(rng, self.edge_ids(u, w), s, t)
+        return self.finish_ids(rng, self.edge_ids(u, w), s, t, out)
 
-    def finish_ids(self, rng, edges: np.ndarray, s: np.ndarray, t: np.ndarray):
-        """Rows from edge ids (count, n), shuffled within each row, and the query (s, t)."""
-        x = np.empty((len(edges), self.input_length()), dtype=np.int64)
+    def finish_ids(self, rng, edges: np.ndarray, s: np.ndarray, t: np.ndarray,
+                   out: np.ndarray | None = None):
+        """Rows from edge ids (count, n), shuffled within each row, and the query (s, t)
+        (written to ``out``, an int64 (count, n + 3) array, when given)."""
+        x = np.empty((len(edges), self.input_length()), dtype=np.int64) if out is None else out
         shuffle_rows(rng, edges, out=x[:, : self.n])
         x[:, self.n] = self.query_id
         x[:, self.n + 1] = s
         x[:, self.n + 2] = t
         return x
 
-    def sample_paths(self, rng, count):
+    def sample_paths(self, rng, count, out=None):
         """Two node-disjoint paths of n/2 edges; positives on one path (s before t),
         negatives across the paths; labels balanced."""
         L = self.n // 2
@@ -114,7 +117,7 @@ class ReachTask(GraphTask):
         s = np.where(y == 1, nodes[rows, path + lo], nodes[rows, path + i])
         t = np.where(y == 1, nodes[rows, path + hi],
                      nodes[rows, other + rng.integers(0, L + 1, size=count)])
-        return self.finish_ids(rng, edges, s, t), y
+        return self.finish_ids(rng, edges, s, t, out), y
 
     def sample_random(self, rng, count):
         """n independent random edges (no self-loops) among m = max(3, n / density) random
@@ -162,5 +165,5 @@ class ReachTask(GraphTask):
         y = np.empty(count, dtype=np.int64)
         for lo in range(0, count, BLOCK_ROWS):
             hi = min(count, lo + BLOCK_ROWS)
-            x[lo:hi], y[lo:hi] = fn(rng, hi - lo)
+            y[lo:hi] = fn(rng, hi - lo, out=x[lo:hi])[1]
         return self.batch(x, y)

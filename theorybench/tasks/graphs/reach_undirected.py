@@ -45,7 +45,7 @@ class ReachUndirected(ReachTask):
     random_density = 0.87
     analysis_ns = (2, 4)  # (V(V-1)/2)^n * V^2 inputs with V = n + 2 fit 2^22 for n <= 4
 
-    def sample_cycles(self, rng, count):
+    def sample_cycles(self, rng, count, out=None):
         n = self.n
         if n < 6:
             raise TaskParameterError(
@@ -60,4 +60,4 @@ class ReachUndirected(ReachTask):
         nxt = np.where(y[:, None] == 1, one[None, :], two[None, :])
         u = nodes
         w = np.take_along_axis(nodes, nxt, axis=1)
-        return self.finish(rng, u, w, nodes[:, 0], nodes[:, h]), y
+        return self.finish(rng, u, w, nodes[:, 0], nodes[:, h], out), y
