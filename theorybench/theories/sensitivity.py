@@ -161,13 +161,16 @@ def sensitivity_by_n(family: str, ns: Sequence[int], params: dict[str, Any] | No
     return out
 
 
-def fwht(values: np.ndarray) -> np.ndarray:
-    """Unnormalized Walsh-Hadamard transform of a length-2^n vector (O(n 2^n), vectorized)."""
-    a = np.array(values, dtype=np.float64)
+def fwht(values: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """Unnormalized Walsh-Hadamard transform of a length-2^n vector (O(n 2^n), vectorized).
+
+    ``dtype`` is the working type: an integer type gives the exact transform of an integer
+    vector as long as no coefficient overflows (|c| <= sum |v|)."""
+    a = np.array(values, dtype=dtype)
     size = a.shape[0]
     if size & (size - 1):
         raise ValueError("fwht needs a length that is a power of two")
-    tmp = np.empty(size // 2)
+    tmp = np.empty(size // 2, dtype=dtype)
     h = 1
     while h < size:
         v = a.reshape(-1, 2, h)
@@ -195,11 +198,20 @@ def total_influence_fourier(table: np.ndarray) -> float:
     """sum_S |S| f^(S)^2 for f given by its 0/1 (or two-valued) truth table of length 2^n."""
     t = np.asarray(table)
     low = t.min()
-    pm = np.where(t == low, 1.0, -1.0)
-    if pm.min() < 0 and np.any(t[pm < 0] != t.max()):
+    high = t == low
+    if not high.all() and np.any(t[~high] != t.max()):
         raise TheoryError("the Fourier method needs a two-valued (Boolean) function")
-    coef = fwht(pm) / len(pm)
-    return float(np.sum(popcount(np.arange(len(pm))) * coef ** 2))
+    size = len(t)
+    if size <= 1 << 30:
+        # exact integer arithmetic: |coefficient| <= 2^n fits int32, and by Parseval
+        # sum_S |S| c_S^2 <= n 4^n fits int64 for n <= 30
+        pm = np.where(high, np.int32(1), np.int32(-1))
+        coef = fwht(pm, dtype=np.int32).astype(np.int64)
+        weighted = int(np.dot(popcount(np.arange(size)).astype(np.int64), coef * coef))
+        return weighted / float(size) ** 2
+    pm = np.where(high, 1.0, -1.0)
+    coef = fwht(pm) / size
+    return float(np.sum(popcount(np.arange(size)) * coef ** 2))
 
 
 # ---- exact ---------------------------------------------------------------------------
@@ -234,21 +246,17 @@ def _pow2(v: int) -> bool:
     return v > 0 and not v & (v - 1)
 
 
-def _digit(idx: np.ndarray, stride: int, k: int) -> np.ndarray:
-    """Digit of a mixed-radix index (shifts and masks when both are powers of two)."""
-    if _pow2(stride) and _pow2(k):
-        return (idx >> (stride.bit_length() - 1)) & (k - 1)
-    return (idx // stride) % k
-
-
 def _inputs(idx, radices, table, strides):
-    """The points with lexicographic indices ``idx`` (built transposed, then copied)."""
-    xt = np.empty((len(radices), len(idx)), dtype=np.int64)
-    for i, (k, st) in enumerate(zip(radices.tolist(), strides.tolist())):
-        d = _digit(idx, st, k)
-        row = table[i, :k]
-        xt[i] = d if np.array_equal(row, np.arange(k)) else row.take(d)
-    return np.ascontiguousarray(xt.T)
+    """The points with lexicographic indices ``idx``: all digits in one broadcast (shifts
+    and masks when every radix is a power of two), then token ids by one gather."""
+    if all(_pow2(int(k)) for k in radices):
+        shifts = np.array([int(st).bit_length() - 1 for st in strides], dtype=np.int64)
+        d = (idx[:, None] >> shifts[None, :]) & (radices - 1)[None, :]
+    else:
+        d = (idx[:, None] // strides[None, :]) % radices[None, :]
+    if all(np.array_equal(table[i, :k], np.arange(k)) for i, k in enumerate(radices.tolist())):
+        return d
+    return table[np.arange(len(radices))[None, :], d]
 
 
 def _evaluate_space(df: DecisionFunction):
