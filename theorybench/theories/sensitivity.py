@@ -274,6 +274,16 @@ def _evaluate_space(df: DecisionFunction):
     return values, ok, radices, strides
 
 
+def _contribution(hits: np.ndarray, valid_neighbours: np.ndarray | None, k: int,
+                  variant: str) -> np.ndarray:
+    """Position i's share of s(f, x) from the count of replacement symbols that change f:
+    1 if any does (deterministic), else the fraction of the (valid) replacements that do."""
+    if variant == "deterministic":
+        return (hits > 0).astype(np.float64)
+    denom = valid_neighbours if valid_neighbours is not None else np.full(hits.shape, k - 1.0)
+    return np.divide(hits, denom, out=np.zeros(hits.shape), where=denom > 0)
+
+
 def _exact(df: DecisionFunction, variant: str, fourier: bool | None) -> SensitivityResult:
     values, ok, radices, strides = _evaluate_space(df)
     size = len(values)
@@ -303,11 +313,7 @@ def _exact(df: DecisionFunction, variant: str, fourier: bool | None) -> Sensitiv
                 changed &= okn
                 total += okn
             hits += changed
-        if variant == "deterministic":
-            contrib = (hits > 0).astype(np.float64)
-        else:
-            denom = total if o is not None else np.full(v.shape, k - 1.0)
-            contrib = np.divide(hits, denom, out=np.zeros(v.shape), where=denom > 0)
+        contrib = _contribution(hits, total if o is not None else None, k, variant)
         s3 += contrib
         contrib = contrib.reshape(size)
         influences.append(float(contrib[ok].mean() if ok is not None and ok.any()
@@ -404,11 +410,7 @@ def _monte_carlo(df, distribution, samples, rng, confidence, variant) -> Sensiti
                 changed &= okn
                 total += okn.sum(axis=0)
             hits += changed.sum(axis=0)
-        if variant == "deterministic":
-            contrib = (hits > 0).astype(np.float64)
-        else:
-            denom = total if df.valid is not None else np.full(samples, k - 1.0)
-            contrib = np.divide(hits, denom, out=np.zeros(samples), where=denom > 0)
+        contrib = _contribution(hits, total if df.valid is not None else None, k, variant)
         s += contrib
         influences.append(float(contrib.mean()))
     value = float(s.mean())
