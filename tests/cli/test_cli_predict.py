@@ -37,6 +37,7 @@ def test_predict_csv_and_json(capsys):
     data = json.loads(out)
     assert isinstance(data, list) and len(data) == 1
     d = data[0]
+    assert {"theory", "task", "verdict", "basis", "status", "evidence"} <= set(d)
     assert (d["theory"], d["task"], d["verdict"], d["basis"], d["status"]) == \
         ("sensitivity", "parity", "hard", "lower-bound", "conditional")
     assert d["evidence"]["values"][-1]["average_sensitivity"] == d["evidence"]["values"][-1]["n"]
@@ -91,3 +92,13 @@ def test_sensitivity_text_and_automatic_monte_carlo(capsys):
     code, out, _ = run(capsys, "sensitivity", "all", "--n", "4,8", "--distribution", "task",
                        "--samples", "300", "--seed", "2")
     assert code == 0 and "needs at least three" in out and "[" in out
+
+
+@pytest.mark.parametrize("cmd", [["predict"], ["explain", "ac0", "parity"]])
+def test_max_n_beyond_exact_methods_is_refused_with_advice(capsys, cmd):
+    with pytest.raises(SystemExit) as exc:
+        main([*cmd, "--max-n", "40"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "too large for exact methods" in err and "--max-n 22 or less" in err
+    assert "Traceback" not in err

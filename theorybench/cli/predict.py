@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from ..tasks.base import MAX_ENUMERATE
 from ..theories.base import Context
 from ..theories.runner import (explain_text, matrix_csv, matrix_json, matrix_markdown,
                                predict_matrix, predict_one)
@@ -16,6 +17,11 @@ def _names(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] or None
 
 
+#: Largest --max-n: exact methods enumerate up to 2^n inputs, and the task suite's
+#: enumeration limit is MAX_ENUMERATE = 2^22 points.
+MAX_EXACT_N = MAX_ENUMERATE.bit_length() - 1
+
+
 def _positive(text: str) -> int:
     import argparse
     try:
@@ -24,6 +30,12 @@ def _positive(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
     if v < 1:
         raise argparse.ArgumentTypeError(f"{v} must be at least 1")
+    if v > MAX_EXACT_N:
+        raise argparse.ArgumentTypeError(
+            f"{v} is too large for exact methods (2^{v} inputs; the enumeration limit is "
+            f"2^{MAX_EXACT_N}); use --max-n {MAX_EXACT_N} or less - the rules already measure "
+            f"larger n by Monte Carlo samples and sampled verification, and `theorybench "
+            f"sensitivity TASK --n A..B` estimates any n")
     return v
 
 
