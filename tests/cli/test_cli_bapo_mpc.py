@@ -39,3 +39,23 @@ def test_errors_exit_2(capsys):
     assert rc == 2
     rc, _, err = run(capsys, "mpc", "rounds", "dyck", "--n", "1024", "--delta", "0.3")
     assert rc == 2 and "coordinator" in err and "delta >= 0.5" in err
+
+
+def test_frontier_json_rows_carry_n_and_point(capsys):
+    rc, out, _ = run(capsys, "bapo", "frontier", "index", "--n", "3", "--max-b", "1",
+                     "--format", "json")
+    rows = json.loads(out)["rows"]
+    assert rc == 0 and all({"n", "length", "a", "b", "status"} <= set(r) for r in rows)
+    assert {(r["n"], r["length"]) for r in rows} == {(3, 4)}
+    assert [(r["a"], r["b"]) for r in rows] == [(3, 0), (0, 1)]
+
+
+def test_bad_inputs_exit_2(capsys):
+    for argv, msg in ((("bapo", "frontier", "parity", "--n", "4..6"), "one n"),
+                      (("bapo", "frontier", "parity", "--n", "4", "--max-a", "-1"), ">= 0"),
+                      (("bapo", "bandwidth", "parity", "--n", "40"), "smaller n"),
+                      (("mpc", "rounds", "parity", "--n", "64", "--c", "0"), "--c"),
+                      (("mpc", "rounds", "parity", "--n", "64", "--instances", "0"),
+                       "--instances")):
+        rc, _, err = run(capsys, *argv)
+        assert rc == 2 and msg in err and "Traceback" not in err

@@ -44,3 +44,16 @@ def test_cycles_reduction_preserves_labels():
     chk = double_cover_reduction("reach_undirected").check([6, 10], samples=60,
                                                             rng=np.random.default_rng(3))
     assert chk.ok and chk.is_projection
+
+
+def test_bapo_row_class_rule_fires_on_flat_b0():
+    # parity: exact b=0 bandwidth is 1 bit at every n -> Easy, conjectured (measured only)
+    p = theory("bapo").row_class("parity", Context())
+    assert p.verdict == Verdict.EASY and p.status == Status.CONJECTURED
+    assert set(p.evidence["b0_bandwidth_by_n"].values()) == {1}
+
+
+def test_bapo_binary_add_stays_unknown_with_reason():
+    p = pred("bapo", "binary_add")
+    assert p.verdict == Verdict.UNKNOWN
+    assert "greater-than" in p.explanation.lower()

@@ -101,3 +101,19 @@ def test_sat_parity_needs_a_bit():
 def test_sat_too_large_says_so():
     with pytest.raises(EnumerationTooLarge, match="smaller n"):
         solve_point(df_of("parity", n=30), 1, 0)
+
+
+@pytest.mark.parametrize("n", [3, 5, 9, 15])
+def test_majority_protocol_has_theorem4_bandwidth(n):
+    # Theorem 4 of Schnabel et al.: a (ceil(log2 n), 0)-BAPO; never below the exact b=0 optimum
+    from theorybench.theories.bapo.library import majority_protocol
+    df = df_of("majority", n=n)
+    p = majority_protocol(n)
+    assert (p.a, p.b) == (int(np.ceil(np.log2(n))), 0)
+    assert verify(p, df).ok and p.a >= one_way_cc(df)[0]
+
+
+def test_frontier_rejects_negative_bounds():
+    from theorybench.errors import TaskParameterError
+    with pytest.raises(TaskParameterError, match="must be >= 0"):
+        frontier(df_of("parity", n=4), -1, 1)

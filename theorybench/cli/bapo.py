@@ -27,13 +27,23 @@ def _bandwidth(args) -> int:
     return 0
 
 
+def _one_n(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise TaskParameterError(f"--n {text!r}: the SAT frontier takes one n (an integer), not "
+                                 f"a range; run it once per n") from None
+    return n
+
+
 def _frontier(args) -> int:
     from ..theories.bapo.frontier import frontier
-    n = int(args.n)
+    n = _one_n(args.n)
     fr = frontier(_df(args.task, n, args.param), args.max_a, args.max_b, timeout_s=args.timeout)
-    rows = [{"n": n, "b": b, "a": fr.min_a[b], "status": fr.status[b]} for b in sorted(fr.min_a)]
+    rows = [{"n": n, "length": fr.n, "a": fr.min_a[b], "b": b, "status": fr.status[b]}
+            for b in sorted(fr.min_a)]
     if args.format == "json":
-        print_json({"rows": rows, **fr.to_dict()})
+        print_json({"n": n, "rows": rows, **fr.to_dict()})
     else:
         print_table([[r["n"], r["b"], "-" if r["a"] is None else r["a"], r["status"]]
                      for r in rows], ["n", "b", "min a", "status"])

@@ -36,6 +36,10 @@ def _rounds(args) -> int:
         tasks.family(args.task)
         raise TaskParameterError(f"no MPC algorithm for {args.task}; available: "
                                  f"{', '.join(ALGORITHMS)}")
+    if not args.c > 0:
+        raise TaskParameterError(f"--c {args.c}: the memory constant must be > 0 (s = c N^delta)")
+    if args.instances < 1:
+        raise TaskParameterError(f"--instances {args.instances}: run at least 1 instance per n")
     rng = np.random.default_rng(args.seed)
     rows = []
     for n in parse_ns(args.n):

@@ -2,10 +2,12 @@
 
 Source: Schnabel, Tomlinson, Swaminathan, Neville, "Lost in transmission: when and why LLMs
 fail to reason globally", NeurIPS 2025 (arXiv 2505.08140). A problem is BAPO-easy when an
-(a, b)-BAPO with a, b constant in n solves it, BAPO-hard otherwise. The paper proves
-Majority, Reachability and Match3 BAPO-hard (its lower-bound theorems, Section 3; the
-proofs fill the attention budget with tokens common to all prefixes and pigeonhole more
-than 2^a prefixes onto f's messages).
+(a, b)-BAPO with a, b constant in n solves it, BAPO-hard otherwise (Definition 1). Upper
+bounds: Index (0, 1) and Equality/Disjointness (1, 1) (Theorem 1), a regular language
+with |Q| states (ceil(log2 |Q|), 0) (Theorem 2), Match2 (0, 1) (Theorem 5). Lower bounds:
+Reachability (Theorem 3), Majority (Theorem 4: no (o(log n), o(n^(1-eps)))-BAPO; tight
+at (ceil(log2 n), 0)), Match3 (Theorem 5); the proofs fill the attention budget with
+tokens common to all prefixes and pigeonhole more prefixes than f has messages.
 
 Rules (in order):
 
@@ -180,13 +182,14 @@ class BapoTheory(Theory):
     @rule("checked reduction from a BAPO-hard problem", Basis.REDUCTION)
     def hard_reduction(self, family: str, ctx: Context):
         """A checked monotone projection from a BAPO-hard problem (Schnabel et al.)."""
-        from .bapo.hardness import reductions_into
+        from .bapo.hardness import open_note, reductions_into
 
         reds = reductions_into(family)
         if not reds:
+            note = open_note(family)
             return RuleSkip("no split-preserving reduction from a BAPO-hard problem "
-                            "(majority, reachability) into this family is known here",
-                            _evidence(family, ctx))
+                            "(majority, reachability) into this family is known here"
+                            + (f"; {note}" if note else ""), _evidence(family, ctx))
         for red, source_note, ns in reds:
             chk = red.check(ns, rng=np.random.default_rng(ctx.seed))
             mono = all(_monotone(c.dependency) for c in chk.by_n)

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import EnumerationTooLarge
+from ...errors import EnumerationTooLarge, TaskParameterError
 from ..communication import bits as log2_bits
 from .protocol import Protocol
 from .verify import verify
@@ -68,7 +68,8 @@ class SplitOutcome:
 
 @dataclass
 class PointResult:
-    """Whether an (a, b)-BAPO exists at this n: 'sat', 'unsat' or 'unknown', with evidence."""
+    """Whether an (a, b)-BAPO exists at this input length ``n`` (= df.length): 'sat',
+    'unsat' or 'unknown', with evidence."""
 
     a: int
     b: int
@@ -79,12 +80,13 @@ class PointResult:
     verification: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {"n": self.n, "a": self.a, "b": self.b, "status": self.status,
+        out = {"length": self.n, "a": self.a, "b": self.b, "status": self.status,
                "splits": [s.to_dict() for s in self.splits]}
         if self.status == "unsat":
             bad = [s.k for s in self.splits if s.status == "unsat"]
             out["certificate"] = (f"z3 proved the CNF unsatisfiable at split(s) {bad}: no "
-                                  f"({self.a}, {self.b})-BAPO solves the task at n={self.n}")
+                                  f"({self.a}, {self.b})-BAPO solves the task at input "
+                                  f"length {self.n}")
         if self.verification is not None:
             out["verification"] = self.verification
         return out
@@ -92,7 +94,8 @@ class PointResult:
 
 @dataclass
 class Frontier:
-    """Minimal a for each b in 0..max_b (None where unknown or above max_a)."""
+    """Minimal a for each b in 0..max_b (None where unknown or above max_a); ``n`` is the
+    input length (df.length), reported as "length"."""
 
     n: int
     min_a: dict[int, int | None]
@@ -109,7 +112,7 @@ class Frontier:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "min_a": self.min_a, "status": self.status,
+        return {"length": self.n, "min_a": self.min_a, "status": self.status,
                 "pareto": self.pareto(), "points": [p.to_dict() for p in self.points]}
 
 
@@ -348,6 +351,10 @@ def frontier(df, max_a: int, max_b: int, timeout_s: float = 60.0,
     With ``verify_points`` every Pareto point is re-solved as a whole protocol and checked
     by the verifier (its PointResult is in ``points``).
     """
+    if max_a < 0 or max_b < 0 or timeout_s <= 0:
+        raise TaskParameterError(
+            f"max_a={max_a} and max_b={max_b} must be >= 0 and the time limit {timeout_s} s "
+            f"must be > 0")
     X = _inputs(df)
     deadline = time.perf_counter() + timeout_s
     ks = list(range(1, df.length))

@@ -1,7 +1,9 @@
 """BAPO-hard source problems and split-preserving reductions from them into task families.
 
-Schnabel et al. (NeurIPS 2025, arXiv 2505.08140, Section 3) prove Majority, Reachability
-and Match3 BAPO-hard. A reduction transfers that only if it keeps prefixes and suffixes
+Schnabel et al. (NeurIPS 2025, arXiv 2505.08140) prove Reachability (Theorem 3: no
+(o(m^(1/c) log m), o(m^(1-2/c)))-BAPO for graphs with m = Omega(nodes) edges, any integer
+c >= 3; the instance is the edge list followed by s and t, Appendix A), Majority (Theorem 4:
+no (o(log n), o(n^(1-eps)))-BAPO for any 0 < eps < 1) and Match3 (Theorem 5) BAPO-hard. A reduction transfers that only if it keeps prefixes and suffixes
 aligned: here a monotone projection (every output token a constant or a function of one
 input token, the input positions in non-decreasing order), so that the image of a split
 of the source is a split of the target. Then an (a, b)-BAPO for the target yields an
@@ -45,7 +47,7 @@ def majority_problem() -> "R.Problem":
         name="majority (BAPO-hard)",
         fn=lambda x, n: (2 * np.asarray(x).sum(axis=1) > n).astype(np.int64),
         choices=lambda n: [(0, 1)] * n,
-        doc="Majority; BAPO-hard by Schnabel et al. (NeurIPS 2025), Section 3")
+        doc="Majority; BAPO-hard by Schnabel et al. (NeurIPS 2025), Theorem 4")
 
 
 def reachability_problem(directed: bool = True) -> "R.Problem":
@@ -94,7 +96,7 @@ def reachability_problem(directed: bool = True) -> "R.Problem":
         enumerate=lambda n: task(n).decision_view()[0].enumerate(),
         valid=lambda x, n: (task(n).decision_view()[0].valid or (lambda y: np.ones(len(y), bool)))(x),
         sample=lambda rng, n, count: task(n).decision_view()[0].sample(rng, count),
-        doc="graph reachability; BAPO-hard by Schnabel et al. (NeurIPS 2025), Section 3")
+        doc="graph reachability; BAPO-hard by Schnabel et al. (NeurIPS 2025), Theorem 3")
 
 
 def counting_graph(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int, int, int]:
@@ -150,23 +152,60 @@ def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
             target_family="majority", target_params=lambda n: {"n": n},
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is Majority itself")
-        out.append((red, "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Section 3: "
-                         "the fooling-set argument over prefix counts)", [3, 5, 7]))
+        out.append((red, "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Theorem 4: no "
+                         "(o(log n), o(n^(1-eps)))-BAPO solves it)", [3, 5, 7]))
     if family == "reach_directed":
         red = R.Reduction(
             name="reachability -> reach_directed (identity)", source=reachability_problem(True),
             target_family="reach_directed", target_params=lambda n: {"n": n},
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is directed s-t reachability on an edge list")
-        out.append((red, "Reachability is BAPO-hard (Schnabel et al., NeurIPS 2025, Section 3; "
-                         "edge list followed by the query, as in the paper)", [2, 4]))
+        out.append((red, "Reachability is BAPO-hard (Schnabel et al., NeurIPS 2025, Theorem 3; "
+                         "edge list followed by the query, as in its Appendix A, with "
+                         "nodes = n + 2 so that edges = Omega(nodes))", [2, 4]))
     if family == "reach_undirected":
         out.append((majority_to_reach(False),
-                    "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Section 3); the "
+                    "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Theorem 4); the "
                     "counting-graph projection keeps splits aligned and (a, b) unchanged",
                     [3, 5, 7]))
     return out
 
 
+def carry_out_is_greater_than(n: int) -> bool:
+    """Check on every input that binary_add's carry_out equals [a > NOT b] (Greater-Than).
+
+    a + b >= 2^n iff a > 2^n - 1 - b, and 2^n - 1 - b is b with every bit flipped. So the
+    carry-out is the first (from the top) position where a_j = b_j, read off a_j (0 if
+    none): a comparison of a with the complement of b, computed here independently of
+    the task's reference from the token rows.
+    """
+    from ... import tasks
+
+    t = tasks.get("binary_add", n=n)
+    df = t.decision_view()[0]
+    x = df.enumerate()
+    pos_a, pos_b, _ = t._positions()
+    w = (1 << np.arange(n, dtype=np.int64))
+    a = (x[:, pos_a] * w).sum(axis=1)
+    not_b = ((1 - x[:, pos_b]) * w).sum(axis=1)
+    return bool(np.array_equal(np.asarray(df.evaluate(x)).reshape(-1), (a > not_b).astype(int)))
+
+
+def open_note(family: str) -> str | None:
+    """Why neither a constant protocol nor a hardness reduction is given, where known."""
+    if family == "binary_add":
+        ns = [2, 3, 4, 5, 6]
+        if not all(carry_out_is_greater_than(n) for n in ns):
+            return None
+        return (f"binary_add's main decision function carry_out is Greater-Than: carry_out = "
+                f"[a > NOT b] (checked on all inputs at n={ns}). Schnabel et al. do not treat "
+                f"Greater-Than (it is not among their Theorems 1-7), no split-preserving "
+                f"reduction from Majority or Reachability into it is known, and no "
+                f"constant-bandwidth protocol is known here (the selected matching positions "
+                f"a_j = b_j must deliver the highest one, which an adversary may withhold); "
+                f"the slowly growing SAT frontier at tiny n decides nothing")
+    return None
+
+
 __all__ = ["majority_problem", "reachability_problem", "reductions_into", "counting_graph",
-           "majority_to_reach"]
+           "majority_to_reach", "carry_out_is_greater_than", "open_note"]

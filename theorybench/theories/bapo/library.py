@@ -4,21 +4,23 @@ Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
 
 * parity, all, any, sparse_* - (1, 0): f sends the XOR / AND / OR of the relevant prefix
   bits (a regular language with |Q| states has a (ceil(log2 |Q|), 0)-BAPO, the paper's
-  result for regular languages: here |Q| = 2); sparse_* also (0, k) by attending to the
-  k hidden positions;
-* index - (0, 1): g selects the queried position (the paper's Index protocol);
+  Theorem 2: here |Q| = 2); sparse_* also (0, k) by attending to the k hidden positions;
+* index - (0, 1): g selects the queried position (the paper's Theorem 1 protocol);
   index_* with k queries - (1, k): g selects the positions named by the queries in the
   suffix, f folds the queries that fall into the prefix (splits inside the query block);
 * edge_exists - (0, 1): g selects the listed edges equal to the query edge token;
 * khop (fixed alphabet, k hops) - (ceil(log2 A) + A k ceil(log2(A+1)), 0): f sends where
-  a chase entering the prefix ends, per symbol and remaining hops (:mod:`.khop`);
+  a chase entering the prefix ends, per symbol and remaining hops (:mod:`.khop`); constant
+  in n only because the alphabet is fixed - the paper (Section 3.2, Appendix C) notes that
+  multi-hop induction heads appears BAPO-Sigma-hard (bandwidth growing with |Sigma|);
 * dyck_bounded - (ceil(log2 |Q|), 0) by the state of its stack automaton, and by the
   minimal DFA learned and checked by :mod:`theorybench.theories.automata`
   (:func:`.sequential.automaton_protocol`, the paper's regular-language protocol).
 
 Growing bandwidth (the best protocols known here):
 
-* majority - (ceil(log2(n+1)), 0): f sends the prefix count of ones;
+* majority - (ceil(log2 n), 0): f sends the prefix count of ones (0..k with k <= n-1, so
+  n values; the tight upper bound of the paper's Theorem 4);
 * dyck - f sends the prefix's stack of open types (:func:`.sequential.stack_protocol`):
   log n bits for one type, linear for more;
 * every other function at small n - :func:`row_class_protocol`, the exact optimal
@@ -90,8 +92,11 @@ def attend_support_protocol(op: str, support: tuple[int, ...], L: int, name: str
 
 
 def majority_protocol(n: int) -> Protocol:
-    """(ceil(log2(n+1)), 0): f sends the number of ones in the prefix."""
-    a = log2_bits(n + 1)
+    """(ceil(log2 n), 0): f sends the number of ones in the prefix (Theorem 4's protocol).
+
+    Splits are k = 1..n-1, so the count takes one of the n values 0..n-1.
+    """
+    a = log2_bits(n)
 
     def f(prefix):
         c = prefix.sum(axis=1).astype(np.int64)
@@ -102,7 +107,7 @@ def majority_protocol(n: int) -> Protocol:
         return (2 * (c + suffix.sum(axis=1)) > n).astype(np.int64)
 
     return Protocol("majority-count", a, 0, f=f, h=h,
-                    description=f"f sends the prefix count of ones ({a} bits = log2(n+1))")
+                    description=f"f sends the prefix count of ones ({a} bits = ceil(log2 n))")
 
 
 def query_protocol(task) -> Protocol:

@@ -14,8 +14,8 @@ It solves p when for every input x, every split k and every G that is a subset o
 selected pairs {(x_i, i) : g(...) = 1} of size min(b, number selected), h returns p(x):
 when more than b tokens are selected an adversary decides which b arrive.
 
-Conventions here: splits are k = 1..L-1 (prefix and suffix non-empty; with an empty
-suffix g cannot see a query that sits at the end of the input); positions are 0-based
+Conventions here: splits are k = 1..L-1, exactly the definition's "all k < n" over
+positive k (prefix and suffix non-empty); positions are 0-based
 (i = 0..k-1); G reaches h sorted by position (a set has no order to exploit), padded
 with -1 to width b. All three functions are vectorized over a batch:
 

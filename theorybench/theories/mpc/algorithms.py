@@ -258,6 +258,8 @@ def run_algorithm(task, x: np.ndarray, delta: float = 0.5, c: float = C_DEFAULT,
 def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int = 4,
             c: float = C_DEFAULT) -> dict:
     """Run on ``instances`` sampled inputs; check each against the task's reference."""
+    if instances < 1:
+        raise TaskParameterError(f"instances={instances}: measure at least 1 instance")
     df = task.decision_view()[0]
     x = np.asarray(df.sample(rng, instances), dtype=np.int64)
     want = np.asarray(df.evaluate(x)).reshape(-1)
