@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from .. import tasks
+from ..errors import TaskParameterError
 from .common import add_task_args, parse_params, print_table
 
 
@@ -32,17 +33,23 @@ def _task(args):
     return tasks.get(args.task, n=args.n, **parse_params(args.param))
 
 
+def _rng(seed: int) -> np.random.Generator:
+    if seed < 0:
+        raise TaskParameterError(f"--seed {seed} is negative; seeds are integers >= 0")
+    return np.random.default_rng(seed)
+
+
 def cmd_tasks(args) -> int:
     rows = []
     for name, cls in tasks.families().items():
-        rows.append((name, cls.kind, " ".join(p.describe() for p in cls.params), cls.summary))
+        rows.append((name, cls.kind, "; ".join(p.describe() for p in cls.params), cls.summary))
     print_table(rows, ("task", "kind", "parameters (defaults)", "definition"))
     return 0
 
 
 def cmd_sample(args) -> int:
     task = _task(args)
-    batch = task.sample(np.random.default_rng(args.seed), args.count, args.distribution)
+    batch = task.sample(_rng(args.seed), args.count, args.distribution)
     items = []
     for r in range(len(batch)):
         mask = None if batch.mask is None else batch.mask[r]

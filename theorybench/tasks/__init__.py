@@ -1,11 +1,13 @@
 """The task suite: the single source of truth for every task (THEORY.md section 9).
 
 ``tasks.get("majority", n=15)`` builds a validated instance; ``tasks.families()`` lists
-the registered families. Families live one per file in a subpackage per kind.
+the registered families and ``tasks.grid(name)`` a family's parameter grid (valid n,
+default n lists for analysis and training, studied variants). Families live one per
+file in a subpackage per kind.
 """
 
 from .base import PAD, Batch, DecisionFunction, Param, Task
-from .registry import KINDS, families, family, get, register
+from .registry import KINDS, Grid, families, family, get, grid, grids, register
 
-__all__ = ["PAD", "Batch", "DecisionFunction", "Param", "Task", "KINDS", "families", "family",
-           "get", "register"]
+__all__ = ["PAD", "Batch", "DecisionFunction", "Param", "Task", "KINDS", "Grid", "families",
+           "family", "get", "grid", "grids", "register"]

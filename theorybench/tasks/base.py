@@ -26,11 +26,13 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
-from ..errors import EnumerationTooLarge, TaskInputError, TaskParameterError
+from ..errors import EnumerationTooLarge, ResourceLimitError, TaskInputError, TaskParameterError
 
 PAD = "<pad>"
 #: Largest number of inputs ``enumerate()`` materializes.
 MAX_ENUMERATE = 1 << 22
+#: Largest number of tokens (rows x length) one ``sample()`` call returns (8 GiB as int64).
+MAX_SAMPLE_CELLS = 1 << 30
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,10 @@ class Param:
     minimum: int | None = None
     maximum: int | None = None
     choices: tuple | None = None
+    #: How listings show the default when its literal value says little (e.g. "first k").
+    shown: str = ""
+    #: A constraint beyond the range, for listings (e.g. "odd", "even", "k<n").
+    note: str = ""
 
     def coerce(self, value: Any) -> Any:
         """Convert ``value`` (possibly a CLI string) to this parameter's type, or raise."""
@@ -93,14 +99,18 @@ class Param:
         return TaskParameterError(f"parameter {self.name}={value!r} is not {what} ({self.doc})")
 
     def describe(self) -> str:
-        rng = ""
+        """``name=default (range, note)`` for listings, e.g. ``n=15 (1<=n<=65536, odd)``."""
+        parts = []
         if self.choices:
-            rng = " in {" + ",".join(map(str, self.choices)) + "}"
+            parts.append("in {" + ",".join(map(str, self.choices)) + "}")
         elif self.minimum is not None or self.maximum is not None:
             lo = "" if self.minimum is None else f"{self.minimum}<="
             hi = "" if self.maximum is None else f"<={self.maximum}"
-            rng = f" ({lo}{self.name}{hi})"
-        return f"{self.name}={self.default}{rng}"
+            parts.append(f"{lo}{self.name}{hi}")
+        if self.note:
+            parts.append(self.note)
+        default = self.shown or str(self.default)
+        return f"{self.name}={default}" + (f" ({', '.join(parts)})" if parts else "")
 
 
 @dataclass(frozen=True)
@@ -172,14 +182,21 @@ def _choice_table(choices: Sequence[Sequence[int]]) -> np.ndarray:
     return table
 
 
+def count_text(size: int) -> str:
+    """A count for messages: exact up to 10^12, then as a power of two (``about 2^64``)."""
+    if size <= 10**12:
+        return f"{size:,}"
+    return f"about 2^{math.log2(size):.1f} (~{float(size):.1e})"
+
+
 def product_space(choices: Sequence[Sequence[int]], limit: int = MAX_ENUMERATE,
                   what: str = "inputs") -> np.ndarray:
     """All sequences with position i drawn from ``choices[i]`` (lexicographic)."""
     size = math.prod(len(c) for c in choices)
     if size > limit:
         raise EnumerationTooLarge(
-            f"{size:,} {what} is more than the enumeration limit {limit:,}; "
-            f"use sample() or a smaller n")
+            f"cannot enumerate {what}: there are {count_text(size)}, more than the "
+            f"enumeration limit {limit:,}; use sample() or a smaller n")
     radices = np.array([len(c) for c in choices], dtype=np.int64)
     idx = np.arange(size, dtype=np.int64)
     digits = np.empty((size, len(radices)), dtype=np.int64)
@@ -195,7 +212,9 @@ class Task:
     Class attributes: ``name``, ``kind`` (boolean, retrieval, sparse, arithmetic, graphs,
     dyck), ``summary`` (one-line definition), ``params`` (tuple of :class:`Param`, ``n``
     first), ``output`` ("final", "per_position" or "answer"), ``distributions`` (the
-    first is the default), ``analysis_ns`` and ``train_ns`` (default n lists).
+    first is the default), ``analysis_ns`` and ``train_ns`` (default n lists),
+    ``variants`` (studied parameter values). ``valid_ns``/``accepts``/``validate`` check
+    parameters at class level, without building the vocabulary.
     """
 
     name: ClassVar[str] = ""
@@ -207,11 +226,20 @@ class Task:
     analysis_ns: ClassVar[tuple[int, ...]] = (4, 6, 8, 10, 12)
     train_ns: ClassVar[tuple[int, ...]] = (8, 16, 32, 64)
     order: ClassVar[int] = 0  # position within its kind in listings
+    #: Parameter values the suite studies besides the defaults (THEORY.md section 9),
+    #: e.g. ``{"k": (1, 2, 3)}`` for khop; the registry's ``grid(name).points()``.
+    variants: ClassVar[dict[str, tuple]] = {}
 
     vocab: tuple[str, ...]
     label_vocab: tuple[str, ...] = ("0", "1")
 
     def __init__(self, **kwargs: Any):
+        self._set_params(kwargs)
+        self.check()
+        self.vocab = tuple(self.build_vocab())
+        self.index = {tok: i for i, tok in enumerate(self.vocab)}
+
+    def _set_params(self, kwargs: dict[str, Any]) -> None:
         known = {p.name: p for p in self.params}
         unknown = sorted(set(kwargs) - set(known))
         if unknown:
@@ -224,9 +252,45 @@ class Task:
         self.values = values
         for k, v in values.items():
             setattr(self, k, v)
-        self.check()
-        self.vocab = tuple(self.build_vocab())
-        self.index = {tok: i for i, tok in enumerate(self.vocab)}
+
+    # ---- the parameter grid (class level; no vocabulary is built) ---------------------
+    @classmethod
+    def param(cls, name: str) -> Param:
+        """The declared parameter ``name`` (KeyError if the family has none)."""
+        for p in cls.params:
+            if p.name == name:
+                return p
+        raise KeyError(f"task {cls.name} has no parameter {name!r}")
+
+    @classmethod
+    def validate(cls, **params: Any) -> dict[str, Any]:
+        """The full, coerced parameter values ``get(name, **params)`` would use, or
+        :class:`TaskParameterError` - the same checks, without building the vocabulary."""
+        probe = cls.__new__(cls)
+        probe._set_params(params)
+        probe.check()
+        return dict(probe.values)
+
+    @classmethod
+    def accepts(cls, **params: Any) -> bool:
+        """True when ``get(name, **params)`` would succeed."""
+        try:
+            cls.validate(**params)
+        except TaskParameterError:
+            return False
+        return True
+
+    @classmethod
+    def valid_ns(cls, lo: int | None = None, hi: int | None = None, **params: Any) -> list[int]:
+        """Every n in [lo, hi] that the family accepts with the other ``params`` (e.g. only
+        odd n for majority, only n > k for the sparse tasks). Defaults: lo = the smallest
+        n allowed, hi = the largest of ``analysis_ns`` and ``train_ns``."""
+        p = cls.param("n")
+        lo = p.minimum if lo is None else max(lo, p.minimum or lo)
+        hi = max(cls.analysis_ns + cls.train_ns) if hi is None else hi
+        if p.maximum is not None:
+            hi = min(hi, p.maximum)
+        return [n for n in range(lo, hi + 1) if cls.accepts(**{**params, "n": n})]
 
     # ---- hooks for subclasses -------------------------------------------------------
     def check(self) -> None:
@@ -287,6 +351,13 @@ class Task:
     def check_count(self, count: int) -> int:
         if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
             raise TaskParameterError(f"count must be a non-negative integer, got {count!r}")
+        cells = int(count) * max(1, self.input_length())
+        if cells > MAX_SAMPLE_CELLS:
+            raise ResourceLimitError(
+                f"count={count:,} rows of {self.input_length()} tokens is {cells:,} tokens "
+                f"({cells * 8 / 2**30:.0f} GiB as int64), more than the limit "
+                f"{MAX_SAMPLE_CELLS:,}; sample in batches of at most "
+                f"{MAX_SAMPLE_CELLS // max(1, self.input_length()):,} rows")
         return int(count)
 
     def enumerate(self, limit: int = MAX_ENUMERATE) -> np.ndarray:

@@ -5,7 +5,7 @@ s_n ... s_0 of a + b (s_n is the carry-out). Bit j (weight 2^j) is
 s_j = a_j XOR b_j XOR c_j with the carry c_0 = 0, c_(j+1) = MAJ(a_j, b_j, c_j), and the
 carry-out is s_n = c_n.
 
-Encodings (parameter ``layout``):
+Variants (parameters): n (1 <= n <= 16384) and the encoding ``layout``:
 
 * ``"msb"`` (default): ``a_(n-1) ... a_0 + b_(n-1) ... b_0 =`` (2n+2 tokens, most
   significant bit first); the answer is s_n s_(n-1) ... s_0 (MSB first).
@@ -55,6 +55,7 @@ class BinaryAdd(Task):
               "answer LSB first", choices=("msb", "interleaved")),
     )
     output = "answer"
+    variants = {"layout": ("msb", "interleaved")}
     distributions = ("uniform",)
     analysis_ns = (2, 3, 4, 5, 6, 7, 8, 9, 10)  # 4^n inputs: n <= 11 fits 2^22
     train_ns = (4, 8, 16, 32)

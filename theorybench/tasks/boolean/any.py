@@ -4,6 +4,7 @@ Definition: any(x) = 0 iff x = 0^n.
 Default distribution ``balanced``: the mirror of ``all`` - half of the rows are 0^n, the
 other half have z ~ U{1..n} ones at random places. ``uniform``: x uniform on {0,1}^n
 (label 0 with probability 2^-n).
+Variants (parameters): n only (1 <= n <= 65536).
 Source: the task suite of Hahn & Rofin (ACL 2024) and Bhattamishra et al. (ACL 2023).
 """
 

@@ -1,9 +1,11 @@
 """majority: [sum(x) > n/2] for x in {0,1}^n, n odd.
 
+Definition: majority(x) = 1 iff x_1 + ... + x_n > n/2.
 n must be odd so that there are no ties; under the uniform distribution the labels are
 then exactly balanced. Distributions: ``uniform`` (default) and ``near_threshold``
 (sum(x) is (n-1)/2 or (n+1)/2 with equal probability, placed at random: the hardest
 inputs, every one of which has sensitivity about n/2).
+Variants (parameters): n only (odd, 1 <= n <= 65536); near_threshold is a distribution.
 Source: Hahn & Rofin (ACL 2024); Yang & Chiang (COLM 2024) give the C-RASP program.
 """
 
@@ -22,7 +24,7 @@ class Majority(BitTask):
     kind = "boolean"
     order = 2
     summary = "1 iff more than half of the bits of x in {0,1}^n are 1 (n odd)"
-    params = (replace(N_PARAM, default=15),)
+    params = (replace(N_PARAM, default=15, note="odd"),)
     distributions = ("uniform", "near_threshold")
     analysis_ns = (3, 5, 7, 9, 11, 13, 15)
     train_ns = (7, 15, 31, 63)

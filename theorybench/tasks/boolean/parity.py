@@ -1,6 +1,9 @@
 """parity: XOR of x in {0,1}^n.
 
-Definition: parity(x) = sum(x) mod 2. Distribution ``uniform`` (labels balanced exactly).
+Definition: parity(x) = sum(x) mod 2.
+Default (and only) distribution ``uniform``: x uniform on {0,1}^n (P(label 1) = 1/2
+exactly: for n >= 1 half of {0,1}^n has odd weight).
+Variants (parameters): n only (1 <= n <= 65536).
 Parity is the canonical maximally sensitive function (every input has sensitivity n).
 Sources: Hahn (TACL 2020); Hahn & Rofin (ACL 2024); Furst, Saxe, Sipser (1984).
 """

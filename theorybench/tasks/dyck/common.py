@@ -33,7 +33,7 @@ MAX_TYPES = len(BRACKETS) // 2
 
 
 def n_param(default: int) -> Param:
-    return Param("n", int, default, "word length (even)", minimum=2, maximum=4096)
+    return Param("n", int, default, "word length (even)", minimum=2, maximum=4096, note="even")
 
 
 def k_param(default: int) -> Param:

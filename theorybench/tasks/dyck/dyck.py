@@ -40,6 +40,7 @@ class Dyck(DyckTask):
     order = 1
     summary = "1 iff the n brackets of k types (default 2) are well nested (Dyck-k)"
     params = (n_param(16), k_param(2))
+    variants = {"k": (1, 2)}
     analysis_ns = (2, 4, 6, 8, 10)
     train_ns = (8, 16, 32, 64)
 

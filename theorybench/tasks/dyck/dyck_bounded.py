@@ -2,9 +2,9 @@
 
 Definition. Over the 2k brackets ``( ) [ ] { } < >`` (first k types), the label is 1 iff
 w is in Dyck-k (well nested, see :mod:`.dyck`) and its depth profile (number of open
-brackets after each prefix) never exceeds D. Parameters: k in 1..4 (default 1), D >= 1
-(default 2), n even. For fixed k and D the language is regular and its minimal
-automaton (a stack of at most D brackets plus a reject state) is counter-free: a word of
+brackets after each prefix) never exceeds D.
+Variants (parameters): k in 1..4 (default 1), D >= 1 (default 2), n even.
+For fixed k and D the language is regular and its minimal automaton (a stack of at most D brackets plus a reject state) is counter-free: a word of
 non-zero balance overflows or underflows the stack when repeated D + 1 times, and one of
 zero balance acts the same when applied twice or three times; so the language is
 star-free (Schuetzenberger 1965; McNaughton and Papert 1971). Yao et al. (ACL 2021) build
@@ -38,6 +38,7 @@ class DyckBounded(DyckTask):
     params = (n_param(16), k_param(1),
               Param("D", int, 2, "depth bound (largest number of open brackets)",
                     minimum=1, maximum=4096))
+    variants = {"k": (1, 2), "D": (1, 2, 3)}
     analysis_ns = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20)  # 2^n inputs for the default k = 1
     train_ns = (8, 16, 32, 64)
 

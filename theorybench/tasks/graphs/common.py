@@ -36,7 +36,7 @@ BLOCK_ROWS = 8192
 
 
 def nodes_param(doc: str) -> Param:
-    return Param("nodes", int, 0, doc, minimum=0, maximum=MAX_NODES)
+    return Param("nodes", int, 0, doc, minimum=0, maximum=MAX_NODES, note="0=auto")
 
 
 def edge_count(nodes: int, directed: bool) -> int:

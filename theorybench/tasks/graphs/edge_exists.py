@@ -5,9 +5,9 @@ over V nodes (see :mod:`.common` for the vocabulary); the label is [q in {e_1, .
 Edges are undirected (``"vi-vj"``, i < j) by default; ``directed=true`` uses ordered edges
 ``"vi>vj"``, where q = "v1>v2" is not matched by "v2>v1".
 
-Number of nodes: ``nodes`` (V) or, when 0, the smallest V >= 3 with M(V) >= 2n edge tokens
-(M = V(V-1)/2 undirected, V(V-1) directed), so that about half of all possible edges are
-listed. With ``nodes`` given it must leave at least one non-edge (M(V) >= n + 1).
+Variants (parameters): n; ``directed``; the number of nodes ``nodes`` (V) or, when 0,
+the smallest V >= 3 with M(V) >= 2n edge tokens (M = V(V-1)/2 undirected, V(V-1)
+directed), so that about half of all possible edges are listed. With ``nodes`` given it must leave at least one non-edge (M(V) >= n + 1).
 
 Distributions:
 

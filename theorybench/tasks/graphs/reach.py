@@ -21,7 +21,7 @@ from .common import (BLOCK_ROWS, MAX_NODES, GraphTask, nodes_param, random_subse
 def reach_params() -> tuple[Param, ...]:
     return (
         Param("n", int, 16, "number of edge tokens in the list (even)", minimum=2,
-              maximum=MAX_NODES - 2),
+              maximum=MAX_NODES - 2, note="even"),
         nodes_param("number of nodes V (0: V = n + 2, the nodes of the two-path generator)"),
     )
 

@@ -3,7 +3,8 @@
 Definition. Input ``e_1 ... e_n ? s t`` with directed edge tokens ``"vi>vj"`` (an edge from
 vi to vj) and node tokens s, t; the label is 1 iff the graph with edge set {e_1, .., e_n}
 on the nodes v1 .. vV has a directed path from s to t (s = t counts: the empty path).
-n is even and >= 2; V = ``nodes`` or, when 0, n + 2. Rows all have n + 3 tokens.
+Variants (parameters): n (even, >= 2) and V = ``nodes`` (0: V = n + 2). Rows all have
+n + 3 tokens.
 
 Distributions:
 

@@ -2,8 +2,9 @@
 
 Definition. Input ``e_1 ... e_n ? s t`` with undirected edge tokens ``"vi-vj"`` (i < j)
 and node tokens s, t; the label is 1 iff s and t lie in the same connected component of
-the graph with edge set {e_1, .., e_n} on the nodes v1 .. vV (s = t counts). n is even and
->= 2; V = ``nodes`` or, when 0, n + 2. Rows all have n + 3 tokens.
+the graph with edge set {e_1, .., e_n} on the nodes v1 .. vV (s = t counts).
+Variants (parameters): n (even, >= 2) and V = ``nodes`` (0: V = n + 2). Rows all have
+n + 3 tokens.
 
 Distributions:
 

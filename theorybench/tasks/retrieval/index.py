@@ -22,6 +22,7 @@ class Index(QueryTask):
     summary = "x in {0,1}^n then a query token q in {1..n}; label x_q"
     params = (N_PARAM,)
     distributions = ("uniform",)
+    variants = {}
     analysis_ns = (4, 6, 8, 10, 12, 14, 16)
     k = 1
     mode = "tokens"

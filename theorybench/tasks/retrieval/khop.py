@@ -21,8 +21,9 @@ chsanford/hop-induction-heads): X_1 uniform on Sigma, each X_i uniform on Sigma 
 Variants (parameters): k (THEORY.md uses 1, 2, 3; up to 16 allowed), alphabet (|Sigma|,
 default 4, 2..26).
 Sources: Sanford, Hsu, Telgarsky, "Transformers, parallel computation, and logarithmic
-depth", ICML 2024 (arXiv 2402.09268): depth about log2 k + 2 suffices and is needed for
-k-hop; Elhage et al. (2021) and Olsson et al. (2022) for induction heads.
+depth", ICML 2024 (arXiv 2402.09268, Sec. 4): depth about log2 k + 2 suffices for k-hop, and
+depth Omega(log k) is needed conditionally (their lower bounds rest on the 1-cycle vs
+2-cycle conjecture of MPC); Elhage et al. (2021) and Olsson et al. (2022) for induction heads.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class KHop(Task):
               minimum=2, maximum=26),
     )
     output = "per_position"
+    variants = {"k": (1, 2, 3)}
     distributions = ("uniform",)
     analysis_ns = (4, 5, 6, 7, 8, 9, 10)
     train_ns = (8, 16, 32, 64)

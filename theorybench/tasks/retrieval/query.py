@@ -23,7 +23,7 @@ from ..bits import COMBINERS, conditional_bits, distinct_positions, random_bits
 
 N_PARAM = Param("n", int, 16, "number of data bits x_1..x_n", minimum=1, maximum=1 << 14)
 K_PARAM = Param("k", int, 3, "number of distinct queried positions (1 <= k <= n)",
-                minimum=1, maximum=1 << 14)
+                minimum=1, maximum=1 << 14, note="k<=n")
 MODE_PARAM = Param("mode", str, "tokens",
                    "query encoding: 'tokens' (k query tokens q1..qn after x) or 'mask' "
                    "(a bit mask y in {0,1}^n after x)", choices=("tokens", "mask"))
@@ -37,6 +37,7 @@ class QueryTask(Task):
     op: ClassVar[str] = "all"
     params = (N_PARAM, K_PARAM, MODE_PARAM)
     distributions = ("balanced", "uniform")
+    variants = {"mode": ("tokens", "mask")}
     analysis_ns = (4, 5, 6, 7, 8, 9, 10)
     train_ns = (8, 16, 32, 64)
 

@@ -23,10 +23,10 @@ from ..bits import COMBINERS, N_PARAM, BitTask, conditional_bits, random_bits
 SPARSE_PARAMS = (
     N_PARAM,
     Param("k", int, 3, "size of the hidden set S of relevant positions (1 <= k < n)",
-          minimum=1, maximum=1 << 16),
+          minimum=1, maximum=1 << 16, note="k<n"),
     Param("positions", str, "",
           "the hidden set S as 1-based positions 'i,j,...' (exactly k of them); "
-          "empty = the first k positions"),
+          "empty = the first k positions", shown="first k"),
 )
 
 
