@@ -46,3 +46,11 @@ def test_reach_rounds_grow_and_aggregation_flat():
     assert reach[1] > reach[0]
     par = [measure(tasks.get("parity", n=n), rng, 0.5, 2)["rounds"] for n in (256, 4096)]
     assert par[0] == par[1]
+
+
+def test_library_algorithm_overflowing_memory_names_round_and_machine():
+    from theorybench.theories.mpc.algorithms import run_algorithm
+    t = tasks.get("khop", n=256)
+    x = t.decision_view()[0].sample(np.random.default_rng(0), 1)[0]
+    with pytest.raises(ResourceLimitError, match=r"round \d+: machine \d+ sends \d+ words"):
+        run_algorithm(t, x, 0.5, c=0.1)  # s = 4 words: the gather cannot fit

@@ -90,6 +90,15 @@ class MPC:
                 f"machine {m} holds {top} words after {where}, more than its memory "
                 f"s = {self.s} words (N={self.N}, delta={self.delta})")
 
+    def _check_traffic(self, machine: np.ndarray, width: int, verb: str) -> None:
+        """Raise if some machine sends/receives more than s words in this round."""
+        words = np.bincount(machine, minlength=self.machines) * width
+        if words.max() > self.s:
+            m = int(np.argmax(words))
+            raise ResourceLimitError(
+                f"round {self.rounds}: machine {m} {verb} {int(words[m])} words, more than "
+                f"its memory s = {self.s} (N={self.N}, delta={self.delta})")
+
     # ------------------------------------------------------------------ communication
     def exchange(self, src: np.ndarray, dest: np.ndarray, payload: np.ndarray) -> Dist:
         """One round: record j goes from machine src[j] to machine dest[j].
@@ -110,18 +119,8 @@ class MPC:
         w = p.shape[1]
         self.communication += int(len(p) * w)
         if len(p):
-            sent = np.bincount(src, minlength=self.machines) * w
-            if sent.max() > self.s:
-                m = int(np.argmax(sent))
-                raise ResourceLimitError(
-                    f"round {self.rounds}: machine {m} sends {int(sent[m])} words, more than "
-                    f"its memory s = {self.s} (N={self.N}, delta={self.delta})")
-            recv = np.bincount(dest, minlength=self.machines) * w
-            if recv.max() > self.s:
-                m = int(np.argmax(recv))
-                raise ResourceLimitError(
-                    f"round {self.rounds}: machine {m} receives {int(recv[m])} words, more "
-                    f"than its memory s = {self.s} (N={self.N}, delta={self.delta})")
+            self._check_traffic(src, w, "sends")
+            self._check_traffic(dest, w, "receives")
         order = np.argsort(dest, kind="stable")
         out = Dist(dest[order], p[order])
         self._check_memory(out.owner, w, f"round {self.rounds}")
