@@ -16,9 +16,13 @@ Rules:
    An algorithm that cannot run within memory at this delta (dyck with k > 1 needs
    delta >= 1/2 at the default memory constant) skips with the simulator's message.
 2. reduction - a checked reduction from 1-cycle vs 2-cycles (:mod:`.mpc.cycles`) ->
-   Hard, CONDITIONAL on the 1-vs-2-cycle conjecture (Ghaffari, Kuhn, Uitto, FOCS 2019):
-   Omega(log N) rounds, hence depth Omega(log N) for transformers of sublinear width.
-   Every MPC lower bound is conditional.
+   Hard, CONDITIONAL on the 1-vs-2-cycle conjecture (the standard MPC hardness assumption,
+   used for conditional lower bounds by Ghaffari, Kuhn, Uitto, FOCS 2019, and by Sanford,
+   Hsu, Telgarsky 2024, whose Omega(log k) depth bound for k-hop induction heads - their
+   Corollary 4.3, matching the O(log k) construction of Theorem 4.2 - is conditional on
+   it): Omega(log N) rounds, hence depth Omega(log N) for transformers of sublinear
+   width. Every MPC lower bound is conditional. The khop family has a fixed number of
+   hops K, so Theorem 4.2's depth is a constant there and rule 1 applies.
 """
 
 from __future__ import annotations
