@@ -58,6 +58,17 @@ def test_tasks_table_columns(capsys):
     khop = next(line for line in out.splitlines() if line.startswith("khop "))
     assert "retrieval" in khop and "k=1" in khop and "alphabet=4" in khop
     assert "induction" in khop
+    sparse = next(line for line in out.splitlines() if line.startswith("sparse_all "))
+    assert "positions=first k" in sparse and "k<n" in sparse
+    majority = next(line for line in out.splitlines() if line.startswith("majority "))
+    assert "odd" in majority
+
+
+def test_subprocess_huge_count_is_a_clean_error():
+    proc = _run("sample", "parity", "--n", "4", "--count", "100000000000")
+    assert proc.returncode == 2
+    assert "sample in batches" in proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
 
 
 @pytest.mark.parametrize("argv,match", [
@@ -74,6 +85,16 @@ def test_tasks_table_columns(capsys):
     (["label", "khop", "--n", "4", "a b c"], "expects 4 symbols"),
     (["label", "parity", "--n", "3", "0 1 2"], "not in the vocabulary"),
     (["label", "index", "--n", "3", "0 1 q1 q2"], "token 3 is 'q1'"),
+    (["sample", "parity", "--n", "4.5"], "n='4.5' is not an integer"),
+    (["sample", "dyck_bounded", "--n", "8", "--param", "D=0"], "D=0 is too small"),
+    (["sample", "reach_directed", "--n", "1"], "n=1 is too small"),
+    (["sample", "reach_directed", "--n", "4", "--param", "nodes=3"], "nodes=3 is too small"),
+    (["sample", "dyck", "--n", "5"], "n=5 is odd"),
+    (["sample", "parity", "--n", "4", "--seed", "-1"], "--seed -1 is negative"),
+    (["sample", "parity", "--n", "4", "--count", "999999999999"], "sample in batches"),
+    (["label", "dyck", "--n", "4", "( ( ) ) )"], "expects 4 brackets"),
+    (["label", "binary_add", "--n", "2", "1 1 1 1 ="], "expects 6 tokens"),
+    (["label", "edge_exists", "--n", "2", "v1-v2 v1-v3 ? v1"], "must be an edge token"),
 ])
 def test_bad_input_exits_2_with_message(capsys, argv, match):
     assert main(argv) == 2
