@@ -117,3 +117,31 @@ def test_frontier_rejects_negative_bounds():
     from theorybench.errors import TaskParameterError
     with pytest.raises(TaskParameterError, match="must be >= 0"):
         frontier(df_of("parity", n=4), -1, 1)
+
+
+def test_trivial_protocol_and_one_token_short():
+    # the (0, L-1) attend-all protocol verifies; with b = L-2 the adversary withholds a token
+    from theorybench.theories.bapo.library import trivial_protocol
+    for name, n in (("binary_add", 2), ("reach_directed", 2)):
+        df = df_of(name, n=n)
+        p = trivial_protocol(df)
+        assert (p.a, p.b) == (0, df.length - 1) and verify(p, df).ok
+    df = df_of("binary_add", n=2)
+    L = df.length
+
+    def h(bits, gt, gp, suf, k):  # rebuild from what arrived, 0 where a token is missing
+        x = np.zeros((len(suf), L), dtype=np.int64)
+        rows = np.nonzero(gp >= 0)
+        x[rows[0], gp[rows]] = gt[rows]
+        x[:, k:] = suf
+        return df.evaluate(x)
+
+    short = Protocol("short", 0, L - 2, g=lambda s, k, t, p: np.ones(len(t), bool), h=h)
+    r = verify(short, df)
+    assert not r.ok and r.failure["split"] == L - 1 and len(r.failure["G"]) == L - 2
+
+
+def test_crashing_protocol_is_a_verification_error():
+    bad = Protocol("crash", 0, 0, h=lambda bits, gt, gp, suf, k: suf[:, 99])
+    with pytest.raises(VerificationError, match="h raised IndexError at split k=1"):
+        verify(bad, df_of("parity", n=4))

@@ -23,6 +23,8 @@ Growing bandwidth (the best protocols known here):
   n values; the tight upper bound of the paper's Theorem 4);
 * dyck - f sends the prefix's stack of open types (:func:`.sequential.stack_protocol`):
   log n bits for one type, linear for more;
+* binary_add, reach_* - the trivial (0, L-1) protocol (:func:`trivial_protocol`: attend
+  to the whole prefix);
 * every other function at small n - :func:`row_class_protocol`, the exact optimal
   (a, 0) protocol: f sends the index of the prefix's row class of the communication
   matrix (``communication.class_ids_by_split``), h looks the answer up. It is built
@@ -240,6 +242,30 @@ def row_class_protocol(df, limit: int = 1 << 20) -> Protocol:
                                 "(exact optimal b=0 protocol at this n)")
 
 
+def trivial_protocol(df) -> Protocol:
+    """(0, L-1): g selects every prefix token, h rebuilds the input and evaluates it.
+
+    The paper's trivial upper bound (Schnabel et al., Definition 1 and the remark after
+    it: any problem has a (0, n)-BAPO). With b = L-1 >= k no adversary can withhold a
+    token, so h sees the whole input. The best protocol known here for families with no
+    other (reachability - Theorem 3 leaves the gap to it open - and binary_add).
+    """
+    L = df.length
+
+    def g(suffix, k, token, pos):
+        return np.ones(len(token), dtype=bool)
+
+    def h(bits, gt, gp, suffix, k):
+        x = np.empty((len(suffix), L), dtype=np.int64)
+        order = np.argsort(gp[:, :k], axis=1)  # G arrives sorted; stay safe
+        x[:, :k] = np.take_along_axis(gt[:, :k], order, axis=1)
+        x[:, k:] = suffix
+        return np.asarray(df.evaluate(x), dtype=np.int64).reshape(-1)
+
+    return Protocol("attend-all", 0, L - 1, g=g, h=h,
+                    description="g selects every prefix token (the trivial (0, n)-BAPO)")
+
+
 def protocols_for(df) -> list[Protocol]:
     """Library protocols for a task's main decision function, best (smallest a+b) first."""
     task = df.task
@@ -266,6 +292,8 @@ def protocols_for(df) -> list[Protocol]:
         out.append(stack_protocol(L, task.k))
     elif name == "dyck_bounded":
         out.extend(_dyck_bounded_protocols(task))
+    elif name in ("binary_add", "reach_directed", "reach_undirected"):
+        out.append(trivial_protocol(df))
     out.sort(key=lambda p: (p.a + p.b, p.b))
     return out
 
@@ -295,4 +323,4 @@ def _dyck_bounded_protocols(task) -> list[Protocol]:
 
 
 __all__ = ["protocols_for", "row_class_protocol", "fold_protocol", "attend_support_protocol",
-           "majority_protocol", "query_protocol"]
+           "majority_protocol", "query_protocol", "trivial_protocol"]

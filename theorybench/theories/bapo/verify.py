@@ -138,7 +138,7 @@ def verify(protocol: Protocol, df, rng: np.random.Generator | None = None,
     total_choices, randomized_any = 0, False
     for k in ks:
         prefix, suffix = X[:, :k], X[:, k:]
-        bits = np.asarray(protocol.f(prefix))
+        bits = np.asarray(_call(protocol, "f", k, prefix))
         if bits.ndim != 2 or bits.shape != (len(X), protocol.a):
             raise ResourceLimitError(
                 f"protocol {protocol.name}: at split k={k} the prefix oracle f returned an array "
@@ -150,7 +150,7 @@ def verify(protocol: Protocol, df, rng: np.random.Generator | None = None,
             raise ResourceLimitError(
                 f"protocol {protocol.name}: at split k={k} f returned non-bit values "
                 f"{bits[i].tolist()} on input {_render(df, X[i])}; f must return 0/1 bits")
-        sel = selected_mask(protocol, X, k)
+        sel = _call(protocol, "g", k, X, k)
         if sel.shape != (len(X), k):
             raise ResourceLimitError(
                 f"protocol {protocol.name}: g must return one decision per (input, position) "
@@ -159,7 +159,8 @@ def verify(protocol: Protocol, df, rng: np.random.Generator | None = None,
                                                  random_choices)
         randomized_any |= randomized
         gt, gp = pack_g(prefix[r_idx], arrive, protocol.b)
-        out = np.asarray(protocol.h(bits[r_idx], gt, gp, suffix[r_idx], k)).reshape(-1)
+        out = np.asarray(_call(protocol, "h", k, bits[r_idx], gt, gp, suffix[r_idx], k))
+        out = out.reshape(-1)
         if out.shape != r_idx.shape:
             raise ResourceLimitError(
                 f"protocol {protocol.name}: h returned {out.shape[0]} outputs for "
@@ -179,6 +180,19 @@ def verify(protocol: Protocol, df, rng: np.random.Generator | None = None,
                                 _adv(randomized_any, random_choices), failure)
     return VerifyResult(True, meta, L, ks, len(X), total_choices, mode,
                         _adv(randomized_any, random_choices))
+
+
+def _call(protocol: Protocol, which: str, k: int, *args):
+    """Call f, g (through :func:`selected_mask`) or h; a crash becomes a VerificationError
+    naming the protocol, the function and the split."""
+    fn = {"f": protocol.f, "h": protocol.h,
+          "g": lambda x, kk: selected_mask(protocol, x, kk)}[which]
+    try:
+        return fn(*args)
+    except (ValueError, IndexError, TypeError, KeyError, ArithmeticError) as exc:
+        raise VerificationError(
+            f"protocol {protocol.name} ({protocol.a}, {protocol.b}): {which} raised "
+            f"{type(exc).__name__} at split k={k}: {exc}") from exc
 
 
 def _adv(randomized: bool, t: int) -> str:
