@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theorybench import tasks
+from theorybench.cli.main import main
 from theorybench.errors import EnumerationTooLarge, TaskInputError, TaskParameterError
 from theorybench.tasks.arithmetic.binary_add import add_bits
 
@@ -173,10 +174,10 @@ def test_bad_instances(text, match):
         tasks.get("binary_add", n=2).parse(text)
 
 
-def test_cli_label_and_bad_input():
+def test_cli_label_and_bad_input(capsys):
+    assert main(["label", "binary_add", "--n", "2", "1 1 + 0 1 ="]) == 0
+    assert capsys.readouterr().out.strip() == "1 0 0"
     run = [sys.executable, "-m", "theorybench.cli.main", "label", "binary_add", "--n", "2"]
-    ok = subprocess.run(run + ["1 1 + 0 1 ="], capture_output=True, text=True)
-    assert ok.returncode == 0 and ok.stdout.strip() == "1 0 0"
     bad = subprocess.run(run + ["1 1 + 0 1"], capture_output=True, text=True)
     assert bad.returncode == 2
     assert "expects 6 tokens" in bad.stderr and "Traceback" not in bad.stderr

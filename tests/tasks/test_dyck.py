@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theorybench import tasks
+from theorybench.cli.main import main
 from theorybench.errors import EnumerationTooLarge, TaskInputError, TaskParameterError
 from theorybench.tasks.dyck.common import BRACKETS, bounded_up_table
 
@@ -226,10 +227,10 @@ def test_label_rejects_foreign_ids():
         tasks.get("dyck", n=4, k=2).label(np.array([[0, 1, 9, 1]]))
 
 
-def test_cli_label_and_bad_input():
+def test_cli_label_and_bad_input(capsys):
+    assert main(["label", "dyck", "--n", "4", "( [ ] )"]) == 0
+    assert capsys.readouterr().out.strip() == "1"
     base = [sys.executable, "-m", "theorybench.cli.main", "label"]
-    ok = subprocess.run(base + ["dyck", "--n", "4", "( [ ] )"], capture_output=True, text=True)
-    assert ok.returncode == 0 and ok.stdout.strip() == "1"
     bad = subprocess.run(base + ["dyck_bounded", "--n", "4", "--param", "D=0", "( ( ) )"],
                          capture_output=True, text=True)
     assert bad.returncode == 2

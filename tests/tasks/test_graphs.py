@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from theorybench import tasks
+from theorybench.cli.main import main
 from theorybench.errors import EnumerationTooLarge, TaskInputError, TaskParameterError
 from theorybench.tasks.graphs.common import random_subsets, reachable
 
@@ -286,11 +287,10 @@ def test_label_rejects_malformed_token_rows():
         t.label(np.zeros((1, 5), dtype=np.int64))
 
 
-def test_cli_label_and_bad_input():
+def test_cli_label_and_bad_input(capsys):
+    assert main(["label", "reach_directed", "--n", "2", "v1>v2 v2>v3 ? v1 v3"]) == 0
+    assert capsys.readouterr().out.strip() == "1"
     base = [sys.executable, "-m", "theorybench.cli.main", "label", "reach_directed"]
-    ok = subprocess.run(base + ["--n", "2", "v1>v2 v2>v3 ? v1 v3"], capture_output=True,
-                        text=True)
-    assert ok.returncode == 0 and ok.stdout.strip() == "1"
     bad = subprocess.run(base + ["--n", "3", "v1>v2 v2>v3 v3>v4 ? v1 v3"],
                          capture_output=True, text=True)
     assert bad.returncode == 2

@@ -21,7 +21,7 @@ Token conventions
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
@@ -325,6 +325,19 @@ class Task:
     def decision_view(self) -> list[DecisionFunction]:
         """Single-output functions for theory analysis; the first is the main one."""
         raise NotImplementedError
+
+    def whole_view(self, name: str, description: str,
+                   sample: Callable[[np.random.Generator, int], np.ndarray] | None = None,
+                   valid: Callable[[np.ndarray], np.ndarray] | None = None) -> DecisionFunction:
+        """The view of a ``final`` task as one function on its natural input space
+        (``input_space()``), evaluated by ``label``; ``sample`` defaults to the token rows
+        of the default distribution."""
+        default = self.distributions[0]
+        return DecisionFunction(
+            task=self, name=name, choices=tuple(tuple(c) for c in self.input_space()),
+            evaluate=self.label,
+            sample=sample or (lambda rng, count: self.sample(rng, count, default).tokens),
+            valid=valid, description=description)
 
     # ---- shared behaviour -----------------------------------------------------------
     @property

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .base import Batch, DecisionFunction, Param, Task
+from .base import Batch, Param, Task
 
 N_PARAM = Param("n", int, 16, "input length in bits", minimum=1, maximum=1 << 16)
 
@@ -138,8 +138,6 @@ class BitTask(Task):
 
     def decision_view(self):
         default = self.distributions[0]
-        return [DecisionFunction(
-            task=self, name="output", choices=tuple((0, 1) for _ in range(self.n)),
-            evaluate=self.label,
-            sample=lambda rng, count: self.draw(rng, count, default),
-            description=f"{self.name} of the {self.n} input bits")]
+        return [self.whole_view(
+            "output", f"{self.name} of the {self.n} input bits",
+            sample=lambda rng, count: self.draw(rng, count, default))]

@@ -26,7 +26,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import TaskInputError, TaskParameterError
-from ..base import Batch, DecisionFunction, Param, Task, balanced_choice
+from ..base import Batch, Param, Task, balanced_choice
 
 BRACKETS = ("(", ")", "[", "]", "{", "}", "<", ">")
 MAX_TYPES = len(BRACKETS) // 2
@@ -175,12 +175,8 @@ class DyckTask(Task):
                 f"(tokens are separated by spaces, e.g. '( [ ] )')")
 
     def decision_view(self):
-        default = self.distributions[0]
-        return [DecisionFunction(
-            task=self, name="membership", choices=tuple(tuple(c) for c in self.input_space()),
-            evaluate=self.label,
-            sample=lambda rng, count: self.sample(rng, count, default).tokens,
-            description=f"membership of a length-{self.n} word in {self.describe()}")]
+        return [self.whole_view(
+            "membership", f"membership of a length-{self.n} word in {self.describe()}")]
 
     def describe(self) -> str:
         return f"Dyck-{self.k}"

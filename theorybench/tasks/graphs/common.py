@@ -24,7 +24,7 @@ from typing import ClassVar, Sequence
 import numpy as np
 
 from ...errors import TaskInputError, TaskParameterError
-from ..base import Batch, DecisionFunction, Param, Task
+from ..base import Batch, Param, Task
 
 QUERY = "?"
 #: Largest number of nodes a graph task accepts (keeps the vocabulary below ~1M tokens).
@@ -212,12 +212,8 @@ class GraphTask(Task):
         return x
 
     def decision_view(self):
-        default = self.distributions[0]
-        return [DecisionFunction(
-            task=self, name="output", choices=tuple(tuple(c) for c in self.input_space()),
-            evaluate=self.label,
-            sample=lambda rng, count: self.sample(rng, count, default).tokens,
-            description=f"{self.name} on {self.n} edge tokens over {self.V} nodes")]
+        return [self.whole_view(
+            "output", f"{self.name} on {self.n} edge tokens over {self.V} nodes")]
 
 
 def random_keys(rng: np.random.Generator, shape, values: np.ndarray, bits: int,

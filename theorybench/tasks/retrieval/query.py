@@ -18,7 +18,7 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import TaskInputError, TaskParameterError
-from ..base import Batch, DecisionFunction, Param, Task, balanced_choice
+from ..base import Batch, Param, Task, balanced_choice
 from ..bits import COMBINERS, conditional_bits, distinct_positions, random_bits
 
 N_PARAM = Param("n", int, 16, "number of data bits x_1..x_n", minimum=1, maximum=1 << 14)
@@ -176,9 +176,7 @@ class QueryTask(Task):
 
     def decision_view(self):
         default = self.distributions[0]
-        return [DecisionFunction(
-            task=self, name="output", choices=tuple(tuple(c) for c in self.input_space()),
-            evaluate=self.label, sample=lambda rng, count: self._draw(rng, count, default),
-            valid=self.valid_inputs,
-            description=f"{self.name} of x in {{0,1}}^{self.n} at {self.k} distinct "
-                        f"queried position(s), {self.mode} encoding")]
+        return [self.whole_view(
+            "output", f"{self.name} of x in {{0,1}}^{self.n} at {self.k} distinct "
+                      f"queried position(s), {self.mode} encoding",
+            sample=lambda rng, count: self._draw(rng, count, default), valid=self.valid_inputs)]
