@@ -18,6 +18,8 @@ def test_bapo_construction_easy():
     assert p.verdict == Verdict.EASY and p.rule == "verified constant-bandwidth protocol"
     assert p.evidence["a"] == 0 and p.evidence["b"] == 1
     assert "b0_bandwidth_by_n" in p.evidence  # grows, yet the verdict is Easy
+    sat = p.evidence["sat_frontier_by_n"]
+    assert sat and all(v["min_a_by_b"][1] == 0 for v in sat.values())  # (0, 1) found by SAT
 
 
 def test_bapo_reduction_hard():

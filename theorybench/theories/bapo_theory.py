@@ -24,7 +24,8 @@ Rules (in order):
    and hardness transfers. reach_undirected: Majority by the counting graph.
 
 Evidence always carries the exact b = 0 bandwidth by n
-(:func:`.communication.one_way_cc`) and the SAT frontier at the smallest n.
+(:func:`.communication.one_way_cc`) and the SAT frontier (minimal a for b = 0, 1, 2) by n:
+at up to three n with at most 2^7 inputs, else at the smallest n with at most 2^8.
 Why growth of the b = 0 bandwidth alone proves nothing: b = 0 is one point of the
 (a, b) plane. Index has b = 0 bandwidth n (the suffix's query can ask for any prefix bit,
 so the prefix must send all of them) yet a (0, 1)-BAPO (attend to the queried bit).
@@ -48,6 +49,8 @@ from .growth import classify_growth
 
 #: Largest input space the b = 0 bandwidth / row-class protocol enumerate in predict.
 BW_LIMIT = 1 << 14
+#: How many of the smallest n (input space <= 2^7) get a SAT frontier in the evidence.
+SAT_NS = 3
 
 
 def _ns(family: str, ctx: Context) -> list[int]:
@@ -96,12 +99,17 @@ def _evidence(family: str, ctx: Context) -> dict[str, Any]:
                                                  for n, v in b0.items()}}
     if not ctx.options.get("bapo_no_sat"):
         cls = tasks.family(family)
-        tiny = [n for n in cls.analysis_ns if _df(family, n).space_size() <= 1 << 8]
-        if tiny:
+        sizes = {n: _df(family, n).space_size() for n in cls.analysis_ns}
+        tiny = [n for n in cls.analysis_ns if sizes[n] <= 1 << 7][:SAT_NS]
+        tiny = tiny or [n for n in cls.analysis_ns if sizes[n] <= 1 << 8][:1]
+        by_n: dict[int, Any] = {}
+        for n in tiny:
             try:
-                ev["sat_frontier"] = sat_frontier(family, tiny[0])
+                by_n[n] = sat_frontier(family, n)
             except Exception as exc:  # evidence only; never hides the verdict
-                ev["sat_frontier"] = {"error": f"{type(exc).__name__}: {exc}"}
+                by_n[n] = {"error": f"{type(exc).__name__}: {exc}"}
+        if by_n:
+            ev["sat_frontier_by_n"] = by_n
     return ev
 
 
