@@ -86,6 +86,8 @@ def test_subprocess_huge_count_is_a_clean_error():
     (["label", "parity", "--n", "3", "0 1 2"], "not in the vocabulary"),
     (["label", "index", "--n", "3", "0 1 q1 q2"], "token 3 is 'q1'"),
     (["sample", "parity", "--n", "4.5"], "n='4.5' is not an integer"),
+    (["sample", "parity", "--n", "4", "--param", "n=5"], "give the input length as --n"),
+    (["sample", "index_all", "--n", "6", "--param", "k=2", "--param", "k=3"], "given twice"),
     (["sample", "dyck_bounded", "--n", "8", "--param", "D=0"], "D=0 is too small"),
     (["sample", "reach_directed", "--n", "1"], "n=1 is too small"),
     (["sample", "reach_directed", "--n", "4", "--param", "nodes=3"], "nodes=3 is too small"),

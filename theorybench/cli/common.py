@@ -10,14 +10,24 @@ from ..errors import TaskParameterError
 
 
 def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
-    """``["k=3", "D=2"]`` -> ``{"k": "3", "D": "2"}``; values are coerced by the task."""
+    """``["k=3", "D=2"]`` -> ``{"k": "3", "D": "2"}``; values are coerced by the task.
+
+    ``n`` is refused (every command takes it as ``--n``), and so is one name given two
+    different values."""
     out: dict[str, str] = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
+        key, value = key.strip(), value.strip()
+        if not sep or not key:
             raise TaskParameterError(
                 f"--param {pair!r} is not of the form NAME=VALUE (e.g. --param k=3)")
-        out[key.strip()] = value.strip()
+        if key == "n":
+            raise TaskParameterError(f"--param {pair!r}: give the input length as --n, "
+                                     f"not as a --param")
+        if key in out and out[key] != value:
+            raise TaskParameterError(
+                f"--param {key} is given twice ({key}={out[key]} and {key}={value}); keep one")
+        out[key] = value
     return out
 
 
