@@ -29,10 +29,10 @@ star-free, star-free languages are the FO[<]-definable ones (McNaughton & Papert
 and FO[<]-definable languages have constant-depth polynomial-size circuits (Barrington,
 Compton, Straubing, Therien, JCSS 44 (1992), characterize exactly which regular languages
 are in AC0). The proof above (blocks never share an endpoint or cross, so covering every
-position forces a tiling) is checked by tests on all words: k = 1 up to n = 16 (n = 18 in
-the slow tests) for every D, k = 2 up to n = 8 (10), k = 3 at n = 8 (slow), against the
-task reference, a stack oracle and a dynamic-programming count of bounded-depth Dyck
-words.
+position forces a tiling) is checked on every word against the task reference, a stack
+oracle and a dynamic-programming count of bounded-depth Dyck words: k = 1, n = 16,
+D in {1, 2, 3, 8} and k = 2, n = 8 in the default tests; k = 1, n = 18 for every
+D = 1..9, k = 2, n = 10 for D = 1..5 and k = 3, n = 8 for D = 1..4 in the slow tests.
 """
 
 from __future__ import annotations
