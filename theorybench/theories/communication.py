@@ -162,20 +162,22 @@ def class_ids_by_split(values: np.ndarray, radices: list[int]) -> list[tuple[np.
     for k in range(L - 1, -1, -1):
         r = radices[k]
         child = ids.reshape(-1, r)
-        key, count = _dense(child[:, 0])
-        c = 1
-        while c < r:  # fold as many child columns into one int64 key as fit in 62 bits
-            span, c0 = count, c
+        key, span, c = child[:, 0], m, 1
+        while True:  # fold as many child columns into one int64 key as fit in 62 bits
+            c0 = c
             while c < r and span * m < (1 << 62):
                 key = key * m + child[:, c]
                 span *= m
                 c += 1
-            if c == c0:  # one column does not fit: cannot happen for m < 2^31
+            if c == c0 and c < r:  # one column does not fit: cannot happen for m < 2^31
                 raise EnumerationTooLarge("too many row classes to rank exactly")
             key, count = _dense(key)
-        all_undef_prefix = np.all(undef[child], axis=1)
+            if c >= r:
+                break
+            span = count
         new_undef = np.zeros(count, dtype=bool)
-        new_undef[key] = all_undef_prefix
+        if undef.any():  # a total function has no undefined rows: skip the gather
+            new_undef[key] = np.all(undef[child], axis=1)
         ids, m, undef = key, count, new_undef
         out[k] = (ids, undef)
     return out
