@@ -102,3 +102,11 @@ def test_max_n_beyond_exact_methods_is_refused_with_advice(capsys, cmd):
     err = capsys.readouterr().err
     assert "too large for exact methods" in err and "--max-n 22 or less" in err
     assert "Traceback" not in err
+
+
+def test_sensitivity_histogram_matches_majority_closed_form(capsys):
+    code, out, _ = run(capsys, "sensitivity", "majority", "--n", "5,7", "--histogram")
+    assert code == 0
+    for n in (5, 7):  # s = (n+1)/2 exactly when the vote is one away from a tie
+        p = 2 * comb(n, (n + 1) // 2) / 2 ** n
+        assert f"n={n}: P(s = k) {{0: {1 - p:.4f}, {(n + 1) // 2}: {p:.4f}}}" in out

@@ -39,6 +39,8 @@ def register(sub) -> None:
                    help="larger alphabets: a position counts if some other symbol changes "
                    "f (deterministic) or by the fraction that do (probabilistic)")
     p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--histogram", action="store_true",
+                   help="also print the distribution of s(f, x) at each n (text format)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_sensitivity)
@@ -75,6 +77,10 @@ def cmd_sensitivity(args) -> int:
                      "yes" if r.exact else "no", r.method))
     print_table(rows, ("n", "length", "as", f"CI {int(args.confidence * 100)}%", "as/n",
                        "exact", "method"))
+    if args.histogram:
+        for n, r in zip(ns, results):
+            shown = ", ".join(f"{k:g}: {v:.4f}" for k, v in sorted(r.histogram.items()))
+            print(f"n={n}: P(s = k) {{{shown}}}")
     if len(ns) >= 3 and all(b > a for a, b in zip(ns, ns[1:])):
         fit = classify_growth(ns, [r.value for r in results])
         print(f"growth: {fit.kind}, {fit.formula} (relative RMSE {fit.rel_rmse:.3g})")
