@@ -145,3 +145,17 @@ def test_crashing_protocol_is_a_verification_error():
     bad = Protocol("crash", 0, 0, h=lambda bits, gt, gp, suf, k: suf[:, 99])
     with pytest.raises(VerificationError, match="h raised IndexError at split k=1"):
         verify(bad, df_of("parity", n=4))
+
+
+def test_randomized_adversary_when_choices_are_too_many():
+    # forcing the randomized adversary (max_choices=1) must still catch a b=2 protocol that
+    # needs all three selected tokens, and must say that it randomized
+    df = df_of("sparse_parity", n=6)
+    p = Protocol("needs3", 0, 2, g=lambda suf, k, tok, pos: pos < 3,
+                 h=lambda bits, gt, gp, suf, k: (np.where(gp >= 0, gt, 0).sum(1)
+                                                 + suf[:, :max(0, 3 - k)].sum(1)) % 2)
+    r = verify(p, df, max_choices=1, rng=np.random.default_rng(0))
+    assert r.adversary.startswith("randomized") and not r.ok
+    assert len(r.failure["G"]) == 2 and len(r.failure["selected"]) == 3
+    good = protocols_for(df)[0]
+    assert verify(good, df, max_choices=1).ok
