@@ -27,90 +27,13 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 from ..errors import EnumerationTooLarge, ResourceLimitError, TaskInputError, TaskParameterError
+from .params import Param
 
 PAD = "<pad>"
 #: Largest number of inputs ``enumerate()`` materializes.
 MAX_ENUMERATE = 1 << 22
 #: Largest number of tokens (rows x length) one ``sample()`` call returns (8 GiB as int64).
 MAX_SAMPLE_CELLS = 1 << 30
-
-
-@dataclass(frozen=True)
-class Param:
-    """A declared task parameter: its type, default, valid range and meaning."""
-
-    name: str
-    type: type
-    default: Any
-    doc: str
-    minimum: int | None = None
-    maximum: int | None = None
-    choices: tuple | None = None
-    #: How listings show the default when its literal value says little (e.g. "first k").
-    shown: str = ""
-    #: A constraint beyond the range, for listings (e.g. "odd", "even", "k<n").
-    note: str = ""
-
-    def coerce(self, value: Any) -> Any:
-        """Convert ``value`` (possibly a CLI string) to this parameter's type, or raise."""
-        if self.type is int:
-            if isinstance(value, bool):
-                raise self._bad(value, "an integer")
-            if isinstance(value, (int, np.integer)):
-                value = int(value)
-            elif isinstance(value, float) and value.is_integer():
-                value = int(value)
-            elif isinstance(value, str):
-                try:
-                    value = int(value.strip())
-                except ValueError:
-                    raise self._bad(value, "an integer") from None
-            else:
-                raise self._bad(value, "an integer")
-            if self.minimum is not None and value < self.minimum:
-                raise TaskParameterError(
-                    f"parameter {self.name}={value} is too small: it must be >= {self.minimum}"
-                    f" ({self.doc})")
-            if self.maximum is not None and value > self.maximum:
-                raise TaskParameterError(
-                    f"parameter {self.name}={value} is too large: it must be <= {self.maximum}"
-                    f" ({self.doc})")
-        elif self.type is bool:
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("1", "true", "yes", "on"):
-                    value = True
-                elif low in ("0", "false", "no", "off"):
-                    value = False
-                else:
-                    raise self._bad(value, "true or false")
-            elif not isinstance(value, (bool, np.bool_)):
-                raise self._bad(value, "true or false")
-            value = bool(value)
-        elif self.type is str:
-            if not isinstance(value, str):
-                raise self._bad(value, "a string")
-        if self.choices is not None and value not in self.choices:
-            raise TaskParameterError(
-                f"parameter {self.name}={value!r} is not one of {', '.join(map(repr, self.choices))}")
-        return value
-
-    def _bad(self, value: Any, what: str) -> TaskParameterError:
-        return TaskParameterError(f"parameter {self.name}={value!r} is not {what} ({self.doc})")
-
-    def describe(self) -> str:
-        """``name=default (range, note)`` for listings, e.g. ``n=15 (1<=n<=65536, odd)``."""
-        parts = []
-        if self.choices:
-            parts.append("in {" + ",".join(map(str, self.choices)) + "}")
-        elif self.minimum is not None or self.maximum is not None:
-            lo = "" if self.minimum is None else f"{self.minimum}<="
-            hi = "" if self.maximum is None else f"<={self.maximum}"
-            parts.append(f"{lo}{self.name}{hi}")
-        if self.note:
-            parts.append(self.note)
-        default = self.shown or str(self.default)
-        return f"{self.name}={default}" + (f" ({', '.join(parts)})" if parts else "")
 
 
 @dataclass(frozen=True)
@@ -419,48 +342,3 @@ class Task:
         if mask is not None:
             lab = lab[np.asarray(mask, dtype=bool)]
         return " ".join(self.label_vocab[int(v)] for v in lab)
-
-
-def balanced_choice(rng: np.random.Generator, count: int) -> np.ndarray:
-    """Exactly half (rounded by a fair coin) of ``count`` rows labelled 1, shuffled."""
-    ones = count // 2 + (int(rng.integers(0, 2)) if count % 2 else 0)
-    y = np.zeros(count, dtype=np.int64)
-    y[:ones] = 1
-    rng.shuffle(y)
-    return y
-
-
-def rejection_balance(draw: Callable[[int], tuple[np.ndarray, np.ndarray]], count: int,
-                      rng: np.random.Generator, max_rounds: int = 200) -> tuple[np.ndarray, np.ndarray]:
-    """Label-balanced batch by rejection: ``draw(m)`` returns (tokens, labels) uniformly.
-
-    Keeps drawing until it has ``count//2`` of each class (binary labels), then shuffles.
-    """
-    if count == 0:  # nothing to balance; one draw gives the row width
-        x, _ = draw(1)
-        return np.zeros((0,) + tuple(x.shape[1:]), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    want = balanced_choice(rng, count)
-    need = {0: int((want == 0).sum()), 1: int((want == 1).sum())}
-    got: dict[int, list[np.ndarray]] = {0: [], 1: []}
-    have = {0: 0, 1: 0}
-    for _ in range(max_rounds):
-        if have[0] >= need[0] and have[1] >= need[1]:
-            break
-        m = max(64, 2 * max(need[0] - have[0], need[1] - have[1], 1))
-        x, y = draw(m)
-        for cls in (0, 1):
-            if have[cls] < need[cls]:
-                sel = x[y == cls][: need[cls] - have[cls]]
-                got[cls].append(sel)
-                have[cls] += len(sel)
-    else:
-        raise TaskParameterError("could not balance labels by rejection; this class is too rare "
-                                 "at these parameters (use distribution='uniform')")
-    width = None
-    parts = [np.concatenate(got[c]) if got[c] else None for c in (0, 1)]
-    width = next(p.shape[1] for p in parts if p is not None)
-    tokens = np.empty((count, width), dtype=np.int64)
-    for cls in (0, 1):
-        if need[cls]:
-            tokens[want == cls] = parts[cls][: need[cls]]
-    return tokens, want

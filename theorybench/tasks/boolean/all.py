@@ -10,7 +10,7 @@ Source: the task suite of Hahn & Rofin (ACL 2024) and Bhattamishra et al. (ACL 2
 
 import numpy as np
 
-from ..base import balanced_choice
+from ..balance import balanced_choice
 from ..bits import N_PARAM, BitTask, random_positions_mask
 from ..registry import register
 

@@ -26,7 +26,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import TaskInputError, TaskParameterError
-from ..base import Batch, Param, Task, balanced_choice
+from ..balance import balanced_choice
+from ..base import Batch, Param, Task
 
 BRACKETS = ("(", ")", "[", "]", "{", "}", "<", ">")
 MAX_TYPES = len(BRACKETS) // 2

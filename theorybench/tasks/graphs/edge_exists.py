@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..base import Param, balanced_choice
+from ..balance import balanced_choice
+from ..base import Param
 from ..registry import register
 from .common import (BLOCK_ROWS, MAX_NODES, GraphTask, edge_count, nodes_param,
                      random_subsets)

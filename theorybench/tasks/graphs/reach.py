@@ -13,7 +13,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import TaskParameterError
-from ..base import Param, balanced_choice, rejection_balance
+from ..balance import balanced_choice, rejection_balance
+from ..base import Param
 from .common import (BLOCK_ROWS, MAX_NODES, GraphTask, nodes_param, random_subsets, reachable,
                      shuffle_rows)
 

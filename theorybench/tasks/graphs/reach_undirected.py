@@ -30,7 +30,7 @@ Sources: THEORY.md section 9 and the works named above.
 import numpy as np
 
 from ...errors import TaskParameterError
-from ..base import balanced_choice
+from ..balance import balanced_choice
 from ..registry import register
 from .reach import ReachTask, reach_params
 

@@ -18,7 +18,8 @@ from typing import ClassVar
 import numpy as np
 
 from ...errors import TaskInputError, TaskParameterError
-from ..base import Batch, Param, Task, balanced_choice
+from ..balance import balanced_choice
+from ..base import Batch, Param, Task
 from ..bits import COMBINERS, conditional_bits, distinct_positions, random_bits
 
 N_PARAM = Param("n", int, 16, "number of data bits x_1..x_n", minimum=1, maximum=1 << 14)

@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ...errors import TaskParameterError
-from ..base import Param, balanced_choice
+from ..balance import balanced_choice
+from ..base import Param
 from ..bits import COMBINERS, N_PARAM, BitTask, conditional_bits, random_bits
 
 SPARSE_PARAMS = (
