@@ -123,9 +123,9 @@ def cmd_lint(args) -> int:
     else:
         try:
             text, name = path.read_text(encoding="utf-8"), str(path)
-        except OSError as exc:
+        except (OSError, UnicodeDecodeError) as exc:
             raise ProgramError([validate.ProgramProblem(
-                f"cannot read the program file: {exc.strerror}")], str(path)) from None
+                f"cannot read the program file: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}")], str(path)) from None
     program, probs = parser.parse_lines(text)
     if not probs:
         probs = validate.problems(program, positional=not args.plain)

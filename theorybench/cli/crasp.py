@@ -71,6 +71,8 @@ def _foreign(text: str, alphabet: set[str]) -> str | None:
 
 
 def cmd_run(args) -> int:
+    if args.trace and Path(args.trace).suffix.lower() not in (".txt", ".html", ".htm"):
+        raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
     program = crasp.load_program(args.program)
     alphabet = args.alphabet.split() if args.alphabet else None
     interp = crasp.Interpreter(program, alphabet, origin=args.positions)
@@ -97,10 +99,8 @@ def cmd_run(args) -> int:
         path = Path(args.trace)
         if path.suffix.lower() in (".html", ".htm"):
             body = crasp.trace_html(result, title=f"C-RASP trace of {args.program}")
-        elif path.suffix.lower() == ".txt":
-            body = crasp.trace_text(result)
         else:
-            raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
+            body = crasp.trace_text(result)
         try:
             path.write_text(body, encoding="utf-8")
         except OSError as exc:

@@ -314,8 +314,8 @@ def parse_file(path, validate: bool = True, positional: bool = True) -> A.Progra
     from pathlib import Path
     p = Path(path)
     try:
-        text = p.read_text()
-    except OSError as exc:
-        raise ProgramError([ProgramProblem(f"cannot read the program file: {exc.strerror}")],
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProgramError([ProgramProblem(f"cannot read the program file: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}")],
                            str(p)) from None
     return parse(text, str(p), validate, positional)

@@ -16,8 +16,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ... import tasks
-from ...errors import EnumerationTooLarge, ProgramError, ProgramProblem, TaskParameterError, \
-    TheoryError
+from ...errors import EnumerationTooLarge, ProgramError, ProgramProblem, ResourceLimitError, \
+    TaskParameterError, TheoryError
 from . import ast as A
 from .interpret import Interpreter
 
@@ -48,6 +48,11 @@ class CheckReport:
 
 
 ProgramSource = A.Program | Callable[[Any], A.Program]
+
+#: Largest max_n: every n up to it is checked, and samples at multiples of it.
+MAX_N_LIMIT = 512
+#: Largest number of tokens in one sampled batch (samples x length).
+TOKEN_BUDGET = 1 << 24
 
 
 def _alphabet(task) -> tuple[str, ...]:
@@ -101,9 +106,25 @@ def check_against_task(source: ProgramSource, family: str, max_n: int,
     """Check ``source`` (a program, or task -> program) on ``family`` for n <= max_n
     (exhaustively where small enough) and on samples at n = max_n * each of ``beyond``."""
     params = dict(params or {})
-    tasks.family(family)
+    cls = tasks.family(family)
+    unknown = sorted(set(params) - {p.name for p in cls.params})
+    if unknown or "n" in params:
+        raise TaskParameterError(
+            f"parameter(s) {', '.join(unknown or ['n'])} cannot be set for {family} here (n "
+            f"runs over 1..max_n); its parameters are: "
+            f"{', '.join(p.describe() for p in cls.params if p.name != 'n')}")
     if max_n < 1:
         raise TaskParameterError(f"--max-n must be at least 1, got {max_n}")
+    if max_n > MAX_N_LIMIT:
+        raise ResourceLimitError(
+            f"--max-n {max_n} is above {MAX_N_LIMIT}: every n from 1 to N is checked and "
+            f"samples are drawn at {' and '.join(f'{m}N' for m in beyond)}; choose N <= "
+            f"{MAX_N_LIMIT} (large lengths are covered by those samples)")
+    if samples < 1 or samples * max_n * max(beyond, default=1) > TOKEN_BUDGET:
+        raise ResourceLimitError(
+            f"--samples {samples} at lengths up to {max_n * max(beyond, default=1)} is "
+            f"outside 1..{TOKEN_BUDGET // (max_n * max(beyond, default=1)):,} samples "
+            f"(at most {TOKEN_BUDGET:,} tokens per batch); lower --samples or --max-n")
     rng = rng or np.random.default_rng(0)
     report = CheckReport(family, params, accept)
     small = list(ns) if ns is not None else list(range(1, max_n + 1))

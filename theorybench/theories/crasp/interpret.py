@@ -121,7 +121,8 @@ class Interpreter:
         lengths = (np.full(B, L, dtype=np.int64) if lengths is None
                    else np.asarray(lengths, dtype=np.int64))
         if accept == "last" and np.any(lengths == 0):
-            raise TaskInputError("an empty input has no last position; use accept='eos'")
+            raise TaskInputError("an empty input has no last position; read the output at "
+                                 "the end marker instead (accept='eos', --accept eos)")
         eos_id = len(vocab)
         T = L + 1 if accept == "eos" else L
         ext = np.full((B, T), -1, dtype=np.int64)

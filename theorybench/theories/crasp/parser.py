@@ -223,7 +223,7 @@ def parse_file(path: str | Path) -> A.Program:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ProgramError([ProgramProblem(f"cannot read program file: {exc.strerror}")],
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ProgramError([ProgramProblem(f"cannot read program file: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}")],
                            str(path)) from None
     return parse(text, str(path))

@@ -114,9 +114,9 @@ def program_text(name_or_path: str) -> tuple[str, str]:
     path = Path(name_or_path)
     try:
         return path.read_text(encoding="utf-8"), str(path)
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise ProgramError([ProgramProblem(
-            f"cannot read program ({exc.strerror}); library programs: {', '.join(lib)}")],
+            f"cannot read program ({getattr(exc, 'strerror', None) or 'not UTF-8 text'}); library programs: {', '.join(lib)}")],
             name_or_path) from None
 
 
