@@ -128,6 +128,10 @@ def test_reach_enumeration_against_oracle(name):
     assert np.array_equal(y, task.oracle(x))
     # s = t is reachable for every edge list; V * M^2 such inputs
     assert int(y[x[:, 3] == x[:, 4]].sum()) == V * M ** 2
+    # s != t (V(V-1) ordered pairs): the 2M - 1 two-edge lists holding the edge st, plus
+    # the paths s-u-t through one of the V - 2 other nodes, listed in either order
+    assert int(y.sum()) == V * (V - 1) * (2 * M - 1 + 2 * (V - 2)) + V * M ** 2
+    assert int(y.sum()) == (900 if task.directed else 324)
 
 
 @pytest.mark.parametrize("name", GRAPHS)
