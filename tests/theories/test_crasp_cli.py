@@ -127,3 +127,23 @@ def test_run_stdin_reports_foreign_tokens_per_line(tmp_path, capsys, monkeypatch
     rc, out, _ = _run(["crasp", "run", "majority", "--alphabet", "0 1 x y"], capsys,
                       "1 x 0 y\n", monkeypatch)
     assert rc == 2  # the program's own `// alphabet:` line wins over --alphabet
+
+
+def test_bad_inputs_exit_2_with_a_reason(tmp_path, capsys):
+    binary = tmp_path / "bin.cr"
+    binary.write_bytes(b"\xff\xfe x = 1")
+    cases = [
+        (["crasp", "run", str(binary), "a"], "not UTF-8"),
+        (["crasp", "lint", str(binary)], "not UTF-8"),
+        (["crasp", "check", "dyck1", "--task", "dyck", "--param", "k=1", "--max-n", "100000"],
+         "above 512"),
+        (["crasp", "check", "dyck1", "--task", "dyck", "--param", "kk=1"], "kk cannot be set"),
+        (["crasp", "check", "majority", "--task", "majority", "--samples", "0"], "--samples 0"),
+        (["crasp", "run", "majority", "1 0 1", "--trace", str(tmp_path / "t.pdf")],
+         "use a .txt or .html"),
+        (["crasp", "run", "majority", "", "--accept", "last"], "no last position"),
+    ]
+    for argv, needle in cases:
+        rc, out, err = _run(argv, capsys)
+        assert rc == 2 and needle in err and "Traceback" not in err, (argv, err)
+        assert out == ""  # nothing is run before the input is refused
