@@ -1,9 +1,14 @@
-"""C-RASP interpreter speed: vectorized (numpy, whole batch) against the naive
-per-position reference, on 1,024 random inputs of length 256 (target: >= 100x).
+"""C-RASP benchmarks.
 
-The naive interpreter is run on a subset of the batch (it is quadratic in the length per
-count and pure Python) and its time is scaled to the full batch; both are checked to
-agree on that subset. Also times the crasp theory over all task families.
+1. Interpreter speed: vectorized (numpy, whole batch) against the naive per-position
+   reference, on 1,024 random inputs of length 256 (target: >= 100x). The naive
+   interpreter is run on a subset of the batch (it is quadratic in the length per count
+   and pure Python) and its time is scaled to the full batch; both are checked to agree
+   on that subset.
+2. Exact one-way communication complexity (max over all 19 splits of the number of
+   distinct rows, :func:`theorybench.theories.communication.one_way_cc`) at n = 20,
+   2^20 inputs, for several families (target: < 10 s each).
+3. The crasp theory over all task families (cold caches).
 
     python benchmarks/bench_crasp.py [--batch 1024] [--length 256] [--naive-rows 8]
 """
@@ -47,12 +52,31 @@ def bench(name: str, text: str, batch: int, length: int, naive_rows: int, rng) -
     return {"program": name, "vectorized_s": fast, "naive_s_est": slow, "speedup": slow / fast}
 
 
+CC_FAMILIES = (("parity", {}), ("any", {}), ("sparse_parity", {}), ("dyck_bounded", {}),
+               ("dyck", {"k": 1}))
+
+
+def bench_communication(n: int = 20) -> None:
+    from theorybench import tasks
+    from theorybench.theories.communication import one_way_cc
+    print(f"exact one-way communication complexity at n = {n} (max over all splits):")
+    for fam, params in CC_FAMILIES:
+        df = tasks.get(fam, n=n, **params).decision_view()[0]
+        t0 = time.perf_counter()
+        bits, rows = one_way_cc(df)
+        dt = time.perf_counter() - t0
+        k = max(rows, key=rows.get)
+        print(f"  {fam:14s} {df.space_size():>9,} inputs  {bits:2d} bits (max {rows[k]:,} rows "
+              f"at split {k})  {dt:6.2f} s  {'OK' if dt < 10 else 'OVER'} (< 10 s)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=1024)
     ap.add_argument("--length", type=int, default=256)
     ap.add_argument("--naive-rows", type=int, default=8)
     ap.add_argument("--no-theory", action="store_true")
+    ap.add_argument("--cc-n", type=int, default=20, help="n for the communication benchmark")
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print(f"batch {args.batch} x length {args.length} (naive timed on {args.naive_rows} rows, "
@@ -62,6 +86,7 @@ def main() -> None:
         r = bench(name, text, args.batch, args.length, args.naive_rows, rng)
         print(f"{name:10s} {r['vectorized_s'] * 1e3:10.1f}ms {r['naive_s_est']:12.1f}s "
               f"{r['speedup']:9.0f}x")
+    bench_communication(args.cc_n)
     if not args.no_theory:
         from theorybench import tasks
         from theorybench.theories.crasp_theory import CRASPTheory
