@@ -11,9 +11,10 @@ Two matrix columns:
   aperiodic.
 * ``star_free_pos`` - B-RASP[pos]: scores (and position-wise formulas) may also compare
   positions (``j == i - 1``, ``j == 3``, ``i % 2 == 0``, ``j == i - n / 2``, ``tokpos``; see
-  ``brasp.interp``).  Yang et al. treat position embeddings in section 5 of the paper
-  (arXiv v3/v4: finite-image embeddings add unary numerical predicates, rational
-  sinusoidal ones modular predicates; check the theorem numbers there).  Our [pos] is
+  ``brasp.interp``).  Yang et al. treat position embeddings in section 7 of arXiv v3 (the
+  NeurIPS version; its overview figure sends "finite-image PEs" and "rational sinusoidal
+  PEs" to subsections of section 7): finite-image embeddings add unary numerical
+  predicates, rational sinusoidal ones modular predicates.  Our [pos] is
   more liberal: *binary* numerical predicates of (i, j, n) in scores.  It stays inside
   FO[Arb] = non-uniform AC0 (Barrington, Immerman & Straubing 1990), which is what the
   lower bounds of this column use: a regular language is in AC0 iff its syntactic
@@ -246,7 +247,8 @@ class StarFreePos(_StarFreeBase):
     @rule("quasi-aperiodic minimal automaton", Basis.CONSTRUCTION)
     def r_quasi(self, family: str, ctx: Context):
         """Quasi-aperiodic syntactic morphism -> FO[<, MOD] (Barrington et al. 1992),
-        expressible with modular position predicates (Yang et al. 2024, check)."""
+        expressible with modular position predicates (Yang et al. 2024, section 7 of arXiv
+        v3: rational sinusoidal position embeddings give modular predicates)."""
         res, skip = self._learn(family, ctx)
         if skip:
             return skip
