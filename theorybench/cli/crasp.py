@@ -14,7 +14,14 @@ from .common import parse_params, print_table
 
 
 def register(sub) -> None:
-    p = sub.add_parser("crasp", help="run, check and lint C-RASP programs")
+    p = sub.add_parser(
+        "crasp", help="run, check and lint C-RASP programs",
+        description="C-RASP programs in the .cr syntax of the public interpreter "
+                    "(coli-saar/c-rasp). Operator precedence, loosest first: `A if C else B`, "
+                    "||, &&, comparisons (non-associative), + -, k * count, prefix ! # #[g], "
+                    "atoms; so `# \"a\" == 0` is `(# \"a\") == 0`. Positions are 1-based as in "
+                    "Huang et al. (ICLR 2025) unless --positions 0; the output is read at an "
+                    "appended end marker unless --accept last.")
     cs = p.add_subparsers(dest="crasp_command", metavar="SUBCOMMAND")
 
     r = cs.add_parser("run", help="run a program on inputs (argument or one per stdin line)")
