@@ -59,8 +59,9 @@ def _check_limit(df, limit: int) -> int:
         name = getattr(getattr(df, "task", None), "name", "this task")
         raise EnumerationTooLarge(
             f"the communication matrix of {name} ({getattr(df, 'name', '')}) needs all "
-            f"{size:,} inputs, more than the limit {limit:,}; use a smaller n, or pass a larger "
-            f"limit= if memory allows (about 40 bytes per input)")
+            f"{size:,} inputs, more than the limit {limit:,}; use a smaller n, or raise the limit "
+            f"(limit=, --limit on the command line) if memory allows (about 30 bytes per "
+            f"input: n=24 binary takes 0.5 GB)")
     return size
 
 
