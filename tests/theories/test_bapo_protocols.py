@@ -41,13 +41,17 @@ def test_exceeding_declared_a_is_caught():
         verify(cheat, df_of("parity", n=5))
 
 
+def needs3(b):
+    """A b-token protocol for the parity of positions 0..2 that needs all three tokens."""
+    return Protocol("needs3", 0, b, g=lambda suf, k, tok, pos: pos < 3,
+                    h=lambda bits, gt, gp, suf, k: (np.where(gp >= 0, gt, 0).sum(1)
+                                                    + suf[:, :max(0, 3 - k)].sum(1)) % 2)
+
+
 def test_exceeding_declared_b_is_caught_by_adversary():
     # sparse_parity of positions 1,2,3 with b=1: g selects all three, h needs them all
     df = df_of("sparse_parity", n=6)
-    p = Protocol("needs3", 0, 1, g=lambda suf, k, tok, pos: pos < 3,
-                 h=lambda bits, gt, gp, suf, k: (np.where(gp >= 0, gt, 0).sum(1)
-                                                 + suf[:, :max(0, 3 - k)].sum(1)) % 2)
-    r = verify(p, df)
+    r = verify(needs3(1), df)
     assert not r.ok and len(r.failure["G"]) == 1 and len(r.failure["selected"]) >= 2
 
 
@@ -151,10 +155,7 @@ def test_randomized_adversary_when_choices_are_too_many():
     # forcing the randomized adversary (max_choices=1) must still catch a b=2 protocol that
     # needs all three selected tokens, and must say that it randomized
     df = df_of("sparse_parity", n=6)
-    p = Protocol("needs3", 0, 2, g=lambda suf, k, tok, pos: pos < 3,
-                 h=lambda bits, gt, gp, suf, k: (np.where(gp >= 0, gt, 0).sum(1)
-                                                 + suf[:, :max(0, 3 - k)].sum(1)) % 2)
-    r = verify(p, df, max_choices=1, rng=np.random.default_rng(0))
+    r = verify(needs3(2), df, max_choices=1, rng=np.random.default_rng(0))
     assert r.adversary.startswith("randomized") and not r.ok
     assert len(r.failure["G"]) == 2 and len(r.failure["selected"]) == 3
     good = protocols_for(df)[0]
