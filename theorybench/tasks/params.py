@@ -71,7 +71,12 @@ class Param:
         return value
 
     def _bad(self, value: Any, what: str) -> TaskParameterError:
-        return TaskParameterError(f"parameter {self.name}={value!r} is not {what} ({self.doc})")
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None:
+            what += f" (valid: {lo} <= {self.name} <= {hi})"
+        elif lo is not None:
+            what += f" (valid: {self.name} >= {lo})"
+        return TaskParameterError(f"parameter {self.name}={value!r} is not {what}: {self.doc}")
 
     def describe(self) -> str:
         """``name=default (range, note)`` for listings, e.g. ``n=15 (1<=n<=65536, odd)``."""
