@@ -25,7 +25,7 @@ Rules (in order):
 
 Evidence always carries the exact b = 0 bandwidth by n
 (:func:`.communication.one_way_cc`) and the SAT frontier (minimal a for b = 0, 1, 2) by n:
-at up to three n with at most 2^7 inputs, else at the smallest n with at most 2^8.
+at up to two n with at most 2^7 inputs, else at the smallest n with at most 2^8.
 Why growth of the b = 0 bandwidth alone proves nothing: b = 0 is one point of the
 (a, b) plane. Index has b = 0 bandwidth n (the suffix's query can ask for any prefix bit,
 so the prefix must send all of them) yet a (0, 1)-BAPO (attend to the queried bit).
@@ -50,7 +50,7 @@ from .growth import classify_growth
 #: Largest input space the b = 0 bandwidth / row-class protocol enumerate in predict.
 BW_LIMIT = 1 << 14
 #: How many of the smallest n (input space <= 2^7) get a SAT frontier in the evidence.
-SAT_NS = 3
+SAT_NS = 2
 
 
 def _ns(family: str, ctx: Context) -> list[int]:
