@@ -219,3 +219,47 @@ def test_domain_problem_on_known_domains():
     assert why is not None and "not star-free" in why
     out = THEORY.non_aperiodic("dyck_bounded", CTX)
     assert isinstance(out, RuleSkip) and "not star-free" in out.reason
+
+
+def test_conflict_rows_are_a_sound_bound_for_partial_functions():
+    from types import SimpleNamespace
+
+    from theorybench.theories.communication import distinct_rows_by_split
+    from theorybench.theories.crasp_theory import conflict_rows_by_split
+    # f = 1 on the valid inputs x1 == x2: the rows [1, undefined] and [undefined, 1] are
+    # distinct, yet one message serves both prefixes
+    df = SimpleNamespace(choices=[[0, 1], [0, 1]], binary=True,
+                         evaluate=lambda x: np.ones(len(x), dtype=np.int64),
+                         valid=lambda x: x[:, 0] == x[:, 1], task=None)
+    assert distinct_rows_by_split(df) == {1: 2}
+    assert conflict_rows_by_split(df) == {1: 1}
+    # on a total function both counts agree (brute force: rows of the explicit matrix)
+    parity = tasks.get("parity", n=6).decision_view()[0]
+    assert conflict_rows_by_split(parity) == distinct_rows_by_split(parity)
+    # khop is partial (immediate repeats are invalid): the bound never exceeds the rows
+    khop = tasks.get("khop", n=5).decision_view()[0]
+    lower, rows = conflict_rows_by_split(khop), distinct_rows_by_split(khop)
+    assert all(1 <= lower[k] <= rows[k] for k in rows)
+
+
+def test_conflict_clique_against_brute_force():
+    import itertools
+
+    from theorybench.theories.crasp_theory import _conflict_clique, _unique_rows
+    rng = np.random.default_rng(3)
+
+    def conflict(a, b):
+        return bool(((a >= 0) & (b >= 0) & (a != b)).any())
+
+    for _ in range(150):
+        m = rng.integers(-1, 2, size=(int(rng.integers(1, 7)), int(rng.integers(1, 4))))
+        m = _unique_rows(m[(m >= 0).any(axis=1)]) if (m >= 0).any() else m[:0]
+        if not len(m):
+            continue
+        rows = list(range(len(m)))
+        omega = max(len(c) for r in range(1, len(m) + 1) for c in itertools.combinations(rows, r)
+                    if all(conflict(m[a], m[b]) for a, b in itertools.combinations(c, 2)))
+        got = _conflict_clique(m)
+        assert 1 <= got <= omega  # a clique, hence a lower bound on the messages needed
+        if len(_unique_rows(m >= 0)) == 1:
+            assert got == len(m)  # one definedness pattern: every pair of rows conflicts

@@ -30,6 +30,8 @@ Rules, in order:
    (n+1)^P and P >= log2(rows) / log2(n+1) (THEORY.md section 4). If the exact one-way
    complexity (max over splits, :mod:`.communication`) grows faster than c * log n, no
    fixed program exists -> Hard, with the implied lower bound on P by n in the evidence.
+   For a partial function (``valid``) distinct rows over-count the messages needed, so the
+   count is a clique of pairwise conflicting rows (:func:`conflict_rows_by_split`).
    Where fewer than four n can be counted exactly (graph tasks), the series is a sampled
    LOWER bound instead (exact rows of sampled prefixes over all suffixes at one split),
    which can only under-state the growth. "Faster than c log n" is judged on the measured
@@ -59,8 +61,10 @@ HUANG25 = ("Huang et al., 'A formal framework for understanding length generaliz
            "transformers', ICLR 2025 (arXiv 2410.02140)")
 YV = ("Yang, Veseli et al., 'Algebraic decomposition theory for transformer length "
       "generalization', App. F (Remark 42, Prop. 41)")
-#: Largest input space whose communication matrix the rule counts exactly.
+#: Largest input space whose communication matrix the rule counts exactly; when the growth
+#: is not clear at that size the rule counts again up to CC_LIMIT_WIDE (slower, more n).
 CC_LIMIT = 1 << 18
+CC_LIMIT_WIDE = 1 << 20
 #: Largest input space per n checked exhaustively by the construction rule.
 CHECK_LIMIT = 1 << 14
 
@@ -108,23 +112,90 @@ def sampled_rows_lower_bound(df, rng: np.random.Generator, budget: int = SAMPLED
     return {"rows": rows, "split": k, "prefixes": int(len(prefixes)), "columns": cols}
 
 
+#: Most distinct rows at one split for which the greedy clique is extended across patterns.
+GREEDY_ROWS = 4096
+
+
+def _unique_rows(rows: np.ndarray) -> np.ndarray:
+    """Distinct rows, fast: each row viewed as one opaque item (order is irrelevant)."""
+    rows = np.ascontiguousarray(rows)
+    flat = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))[:, 0]
+    _, first = np.unique(flat, return_index=True)
+    return rows[first]
+
+
+def _conflict_clique(distinct: np.ndarray) -> int:
+    """Size of a clique of pairwise conflicting rows (rows that differ at a column where
+    both are defined; -1 = undefined): the largest group of rows with one definedness
+    pattern (any two differ where both are defined), greedily extended (up to
+    GREEDY_ROWS rows) by rows - most defined entries first - that conflict with every
+    row already chosen."""
+    defined = distinct >= 0
+    patterns = _unique_rows(defined)
+    if len(patterns) == 1:
+        return int(len(distinct))
+    flat = np.ascontiguousarray(defined).view(np.dtype((np.void, defined.shape[1])))[:, 0]
+    _, pattern = np.unique(flat, return_inverse=True)
+    pattern = pattern.reshape(-1)
+    counts = np.bincount(pattern)
+    best = int(counts.argmax())
+    if len(distinct) > GREEDY_ROWS:
+        return int(counts[best])
+    clique = distinct[pattern == best]
+    rest = np.flatnonzero(pattern != best)
+    for r in rest[np.argsort(-defined[rest].sum(axis=1), kind="stable")]:
+        row = distinct[r]
+        both = (clique >= 0) & (row >= 0)
+        if (both & (clique != row)).any(axis=1).all():
+            clique = np.vstack([clique, row])
+    return int(len(clique))
+
+
+def conflict_rows_by_split(df, limit: int = CC_LIMIT) -> dict[int, int]:
+    """For a PARTIAL decision function (``df.valid``): a sound lower bound on the number of
+    one-way messages at each split. Two prefixes need different messages iff their rows
+    differ at a column where both are defined (they "conflict"); the fewest messages is
+    the chromatic number of the conflict graph, and any clique bounds it from below.
+    Counting all distinct rows would NOT be a lower bound: rows that differ only in where
+    they are undefined may share a message. The clique is :func:`_conflict_clique` (all
+    distinct rows where every live prefix has the same definedness pattern, e.g. a split
+    inside index's data bits). Prefixes with no valid completion are ignored; for a
+    total function the count is the number of distinct rows."""
+    from .communication import evaluate_all
+    values = evaluate_all(df, limit)
+    sizes = [len(c) for c in df.choices]
+    out = {}
+    for k in range(1, len(sizes)):
+        rows = values.reshape(math.prod(sizes[:k]), -1)
+        rows = rows[(rows >= 0).any(axis=1)]
+        out[k] = _conflict_clique(_unique_rows(rows)) if len(rows) else 0
+    return out
+
+
 @functools.lru_cache(maxsize=64)
 def communication_profile(family: str, max_space: int = CC_LIMIT, seed: int = 0) -> dict[str, Any]:
-    """Distinct-row counts of the main decision function by n: EXACT (max over all splits)
-    at the n of the family's ``analysis_ns`` (and a few more) whose input space is at most
+    """Distinct-row counts of the main decision function by n: EXACT (max over all splits;
+    for partial functions the sound bound of :func:`conflict_rows_by_split`) at the n of
+    the family's ``analysis_ns`` (and a few more within its range) whose input space is at most
     ``max_space``; if fewer than four n allow that, the SAMPLED lower bounds of
     :func:`sampled_rows_lower_bound` at every n instead (one method per series, so that
     the growth fit compares like with like)."""
     from .communication import distinct_rows_by_split
     cls = tasks.family(family)
-    insts = [t for t in _instances(family, sorted(set(cls.analysis_ns) | {2, 3, 4, 6, 8}))
+    low = min(cls.analysis_ns)  # below the family's analysis range instances degenerate
+    extra = {n for n in (2, 3, 4, 6, 8) if n >= low}  # (index_parity at n = k = 3)
+    insts = [t for t in _instances(family, sorted(set(cls.analysis_ns) | extra))
              if t.decision_view()[0].length >= 2]
     exact = {"ns": [], "max_rows": [], "argmax_split": [], "method": "exact, max over splits"}
+    if insts and insts[0].decision_view()[0].valid is not None:
+        exact["method"] = ("exact, max over splits, of rows that must get different messages "
+                           "(partial function: a clique of pairwise conflicting rows)")
     for task in insts:
         df = task.decision_view()[0]
         if df.space_size() > max_space:
             continue
-        table = distinct_rows_by_split(df, limit=max_space)
+        table = (distinct_rows_by_split(df, limit=max_space) if df.valid is None
+                 else conflict_rows_by_split(df, limit=max_space))
         k, r = max(table.items(), key=lambda kv: kv[1])
         exact["ns"].append(task.n)
         exact["max_rows"].append(int(r))
@@ -256,18 +327,30 @@ class CRASPTheory(Theory):
 
     @rule("one-way communication", Basis.LOWER_BOUND)
     def communication(self, family: str, ctx: Context):
-        """Exact one-way communication complexity growing faster than c log n."""
-        prof = communication_profile(family)
+        """Exact one-way communication complexity growing faster than c log n (counted up to
+        CC_LIMIT inputs per n, and up to CC_LIMIT_WIDE when that does not settle it)."""
+        skip = None
+        for limit in (CC_LIMIT, CC_LIMIT_WIDE):
+            prof = communication_profile(family, limit)
+            if skip is not None and prof["ns"] == skip.evidence.get("ns"):
+                break  # the wider limit adds no n
+            got = self._judge_communication(family, prof, limit)
+            if not isinstance(got, RuleSkip):
+                return got
+            skip = got
+        return skip
+
+    def _judge_communication(self, family: str, prof: dict[str, Any], limit: int):
         ns, rows = prof["ns"], prof["max_rows"]
         if len(ns) < 3:
-            return RuleSkip(f"fewer than three n have an input space of at most {CC_LIMIT:,} "
+            return RuleSkip(f"fewer than three n have an input space of at most {limit:,} "
                             f"(have {ns})", prof)
         cc = [math.log2(r) if r > 0 else 0.0 for r in rows]
         fit = classify_growth(ns, cc)
         excess = superlog_excess(ns, cc)
         p_min = [round(c / math.log2(n + 1), 3) for c, n in zip(cc, ns)]
         ev = {**prof, "cc_bits": [round(c, 4) for c in cc], "fit": fit.to_dict(),
-              "superlog": excess,
+              "superlog": excess, "space_limit": limit,
               "program_counts_lower_bound": dict(zip(ns, p_min)),
               "bound": "distinct rows <= (n+1)^P for a program with P counts, so "
                        "P >= log2(rows) / log2(n+1)"}
