@@ -122,6 +122,8 @@ def cmd_check(args) -> int:
     lib = crasp.library()
     if args.program in lib and not Path(args.program).exists():
         entry = lib[args.program]
+        if entry.family == args.task:  # the parameters the program is written for
+            params = {**dict(entry.requires), **params}
         source = lambda task: entry.instantiate(task) if entry.applies_to(task) else entry.program
     else:
         source = crasp.load_program(args.program)
