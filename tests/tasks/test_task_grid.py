@@ -108,3 +108,14 @@ def test_sample_size_limit():
     with pytest.raises(ResourceLimitError, match="sample in batches"):
         task.sample(np.random.default_rng(0), MAX_SAMPLE_CELLS // 8 + 1)
     assert len(task.sample(np.random.default_rng(0), 3)) == 3
+
+
+@pytest.mark.parametrize("name,n,bad_width", [("parity", 3, 4), ("sparse_all", 5, 4),
+                                              ("binary_add", 2, 5)])
+def test_label_refuses_rows_of_the_wrong_width(name, n, bad_width):
+    from theorybench.errors import TaskInputError
+    task = tasks.get(name, n=n)
+    with pytest.raises(TaskInputError, match="rows of"):
+        task.label(np.zeros((2, bad_width), dtype=np.int64))
+    row = task.sample(np.random.default_rng(0), 1).tokens[0]
+    assert np.array_equal(task.label(row), task.label(row[None, :]))   # one row as 1-d

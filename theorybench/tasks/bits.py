@@ -9,6 +9,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from ..errors import TaskInputError
 from .base import Batch, Param, Task
 
 N_PARAM = Param("n", int, 16, "input length in bits", minimum=1, maximum=1 << 16)
@@ -119,7 +120,12 @@ class BitTask(Task):
         raise NotImplementedError
 
     def label(self, tokens: np.ndarray) -> np.ndarray:
-        x = np.asarray(tokens, dtype=np.int64)
+        """Labels (count,) of rows of n bits (one row may be given as a 1-d array)."""
+        x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
+        if x.ndim != 2 or x.shape[1] != self.n:
+            raise TaskInputError(
+                f"{self.name} with n={self.n} labels rows of {self.n} bits, got an array of "
+                f"shape {np.shape(tokens)}")
         return self.function(x).astype(np.int64)
 
     def oracle(self, tokens: np.ndarray) -> np.ndarray:

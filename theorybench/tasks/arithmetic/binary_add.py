@@ -97,7 +97,11 @@ class BinaryAdd(Task):
     # ---- reference and oracle ----------------------------------------------------------
     def sum_bits(self, tokens: np.ndarray) -> np.ndarray:
         """Bits (count, n+1) of a + b indexed by weight j = 0..n (see :func:`add_bits`)."""
-        x = np.asarray(tokens)
+        x = np.atleast_2d(np.asarray(tokens))
+        if x.ndim != 2 or x.shape[1] != self.input_length():
+            raise TaskInputError(
+                f"binary_add with n={self.n} (layout {self.layout}) labels rows of "
+                f"{self.input_length()} tokens, got an array of shape {np.shape(tokens)}")
         sa, sb = self._slices()
         return add_bits(x[:, sa].astype(np.int8), x[:, sb].astype(np.int8))
 
