@@ -63,10 +63,10 @@ def print_table(rows: Iterable[Sequence[Any]], header: Sequence[str], out=None) 
     for r in rows:
         widths = [max(w, len(c)) for w, c in zip(widths, r)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    print(fmt.format(*header), file=out)
+    print(fmt.format(*header).rstrip(), file=out)
     print("  ".join("-" * w for w in widths), file=out)
     for r in rows:
-        print(fmt.format(*r), file=out)
+        print(fmt.format(*r).rstrip(), file=out)
 
 
 def print_json(obj: Any) -> None:
