@@ -209,7 +209,8 @@ class Task:
         odd n for majority, only n > k for the sparse tasks). Defaults: lo = the smallest
         n allowed, hi = the largest of ``analysis_ns`` and ``train_ns``."""
         p = cls.param("n")
-        lo = p.minimum if lo is None else max(lo, p.minimum or lo)
+        least = 1 if p.minimum is None else p.minimum
+        lo = least if lo is None else max(lo, least)
         hi = max(cls.analysis_ns + cls.train_ns) if hi is None else hi
         if p.maximum is not None:
             hi = min(hi, p.maximum)
