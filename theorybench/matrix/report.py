@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from . import plots
 from .agreement import AgreementRow, agreement, best_theory, hard_vs_easy_precision
 from .empirical import EmpiricalCell, Thresholds, empirical_cells
 from .tables import LEGEND, Table, agreement_table, empirical_table, prediction_table
@@ -123,6 +122,8 @@ def _img(path: Path) -> str:
 
 def write_report(out: str | Path, report: Report) -> dict[str, Path]:
     """Write every table in every format, the plots and ``index.html``; return the paths."""
+    from . import plots  # matplotlib is slow to import; only the report needs it
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {}
