@@ -64,3 +64,31 @@ def test_dry_run_lists_the_grid(tmp_path, capsys):
                  "--seeds", "0", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "27 runs" in out and "parity" in out
+
+
+def test_ray_missing_exits_2_with_install_hint(tmp_path, capsys, monkeypatch):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_ray(name, *a, **k):
+        if name == "ray":
+            raise ImportError("No module named 'ray'")
+        return real_import(name, *a, **k)
+    monkeypatch.setattr(builtins, "__import__", no_ray)
+    db = tmp_path / "r.sqlite"
+    assert main(["run", "in-distribution", "--tasks", "any", "--executor", "ray",
+                 "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'theorybench[ray]'" in err and "Traceback" not in err
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--tasks", "parity:n=3"], "n is not a task parameter"),
+    (["--tasks", "any", "--threads", "0"], "--threads must be >= 1"),
+    (["--tasks", "any", "--workers", "0"], "--workers must be >= 1"),
+])
+def test_more_bad_input(tmp_path, capsys, argv, message):
+    assert main(["run", "in-distribution", "--db", str(tmp_path / "x.sqlite")] + argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err

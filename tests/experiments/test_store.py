@@ -25,15 +25,18 @@ def test_lifecycle_and_records(tmp_path):
         store.mark_done(s[0].key, {"test_accuracy": 0.5, "curve": [[1, 0.5]]})
         store.mark_running(s[1].key)
         store.mark_failed(s[1].key, "RunFailed: diverged")
+        store.mark_running(s[2].key)
+        store.mark_done(s[2].key, {"bins": {"<=8": 1.0, "9-16": 0.5, "17-24": None}})
     with ResultsStore(db) as store:  # reopened
-        assert store.counts() == {"queued": 1, "running": 0, "done": 1, "failed": 1}
-        done = store.records(status="done")[0]
+        assert store.counts() == {"queued": 0, "running": 0, "done": 2, "failed": 1}
+        done = store.records(status="done", line="in_distribution")[0]
         assert done.key == s[0].key and done.metrics["curve"] == [[1, 0.5]]
         assert done.spec == s[0].to_dict() and done.spec["model"]["size"] == "small"
         assert store.records(status="failed")[0].error == "RunFailed: diverged"
         lg = store.records(line="length_generalization")
         assert len(lg) == 1 and lg[0].spec["eval_bins"] == [[1, 8], [9, 16]]
         assert lg[0].spec["model"]["encoding"] == "rope" and lg[0].spec["n"] is None
+        assert list(lg[0].metrics["bins"]) == ["<=8", "9-16", "17-24"]  # bin order kept
         assert len(json.loads(store.export("json"))) == 3
         csv = store.export("csv").splitlines()
         assert len(csv) == 4 and "test_accuracy" in csv[0]

@@ -39,6 +39,9 @@ def test_skips_done_and_records_failures(tmp_path, monkeypatch):
     assert "diverged" in s["failures"][0]["error"]
     s = run_sweep("in-distribution", specs=tiny_specs(), db=db, progress=False)
     assert (s["ran"], s["skipped_done"], s["skipped_failed"]) == (0, 2, 1)
+    with ResultsStore(db) as store:
+        failed = store.records(status="failed")
+    assert [r.spec["n"] for r in failed] == [5] and "diverged" in failed[0].error
     monkeypatch.setattr(in_distribution, "run", real)
     s = run_sweep("in-distribution", specs=tiny_specs(), db=db, progress=False, retry_failed=True)
     assert (s["ran"], s["done"]) == (1, 1)
@@ -61,6 +64,21 @@ def test_bad_input_is_explained(tmp_path):
             RunSpec("length_generalization", "parity", train_max_len=8,
                     eval_bins=((1, 8), (9, 16)), encoding="learned", max_positions=8)])
     assert not (tmp_path / "y").exists()
+    with pytest.raises(ConfigError, match="n is not a task parameter"):
+        expand("in_distribution", "smoke", ["parity:n=3"])
+    with pytest.raises(ConfigError, match="--threads"):
+        run_sweep("in-distribution", threads=0, db=str(tmp_path / "z"))
+    with pytest.raises(ConfigError, match="unknown model size"):
+        RunSpec("in_distribution", "parity", n=4, size="huge")
+    assert not (tmp_path / "z").exists()
+
+
+@pytest.mark.skipif(__import__("torch").cuda.is_available(), reason="a GPU is present")
+def test_cuda_without_gpu_refused_before_queueing(tmp_path):
+    with pytest.raises(ConfigError, match="CUDA is not available"):
+        run_sweep("in-distribution", specs=tiny_specs((4,)), device="cuda",
+                  db=str(tmp_path / "c"), progress=False)
+    assert not (tmp_path / "c").exists()
 
 
 def test_ray_missing_says_how_to_install(monkeypatch):

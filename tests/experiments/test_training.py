@@ -76,6 +76,20 @@ def test_length_generalization_metrics_shape():
     assert list(m["bins"]) == ["<=8", "9-16", "17-24"]
     assert all(0 <= v <= 1 for v in m["bins"].values())
     assert {"train_accuracy", "steps", "wall_s", "chance_accuracy"} <= set(m)
+    assert m["notes"] == []
+
+
+def test_learned_table_past_training_lengths_is_explained():
+    """A plain learned table evaluated past its training lengths runs (that failure is
+    what the line measures) and says which rows were never trained."""
+    spec = RunSpec("length_generalization", "any", train_max_len=8,
+                   eval_bins=((1, 8), (9, 16)), encoding="learned",
+                   training=TrainingConfig(steps=5, eval_every=5, eval_count=32,
+                                           final_eval_count=32))
+    m = length_generalization.run(spec, progress=False)
+    assert set(m["bins"]) == {"<=8", "9-16"}
+    assert len(m["notes"]) == 1 and "8..15 were never trained" in m["notes"][0]
+    assert "learned_offsets" in m["notes"][0]
 
 
 def test_divergence_fails_the_run_with_a_reason():

@@ -62,11 +62,17 @@ def _pool_init(threads: int) -> None:
 
 def run_inprocess(specs: list[dict], callback: Callback, device="cpu", checkpoint_dir=None,
                   threads=None, progress=None, **_) -> None:
-    """``progress`` None: a tqdm bar per run when stderr is a terminal."""
-    for spec in specs:
-        callback(spec["key"], "running", None)
-        status, payload = run_one(spec["spec"], device, checkpoint_dir, threads, progress)
-        callback(spec["key"], status, payload)
+    """``progress`` None: a tqdm bar per run when stderr is a terminal. ``threads`` sets
+    torch's thread count for the sweep and is restored afterwards."""
+    import torch
+    before = torch.get_num_threads()
+    try:
+        for spec in specs:
+            callback(spec["key"], "running", None)
+            status, payload = run_one(spec["spec"], device, checkpoint_dir, threads, progress)
+            callback(spec["key"], status, payload)
+    finally:
+        torch.set_num_threads(before)
 
 
 def run_pool(specs: list[dict], callback: Callback, workers: int = 2, device="cpu",

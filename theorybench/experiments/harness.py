@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ..errors import ConfigError
 from .data import TaskData
 from .model import ModelConfig, Transformer
 from .spec import RunSpec
@@ -27,10 +28,6 @@ def deterministic() -> None:
     torch.use_deterministic_algorithms(True, warn_only=True)
 
 
-def positions_needed(data: TaskData) -> int:
-    return data.max_sequence_length()
-
-
 def check_positions(spec: RunSpec, needed: int) -> int:
     """The model's ``max_positions`` for ``spec``; refuses a table that is too small.
 
@@ -43,7 +40,6 @@ def check_positions(spec: RunSpec, needed: int) -> int:
     if spec.max_positions is None:
         return needed
     if spec.max_positions < needed and spec.encoding in TABLE_ENCODINGS:
-        from ..errors import ConfigError
         raise ConfigError(
             f"encoding {spec.encoding!r} with max_positions={spec.max_positions} cannot read "
             f"inputs of length {needed} ({spec.describe()}): a learned absolute table has no "

@@ -11,7 +11,8 @@ while ``learned_offsets`` trains them through random offsets.
 Early stopping uses the accuracy on the training distribution. Metrics: ``bins``
 ({label: accuracy}, in bin order; None for a bin with no valid n), ``bin_chance`` (chance
 accuracy per bin), ``train_accuracy``, ``steps``, ``train_loss``, ``wall_s``,
-``chance_accuracy`` (on the training distribution), ``curve`` and ``parameters``.
+``chance_accuracy`` (on the training distribution), ``curve``, ``parameters`` and ``notes``
+(explanations, e.g. which learned position rows training never reached).
 """
 
 from __future__ import annotations
@@ -68,7 +69,14 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
     if checkpoint_dir:
         save_checkpoint(checkpoint_dir, spec.key, model,
                         {"spec": spec.to_dict(), "vocab": data.vocab, "labels": data.label_vocab})
+    notes = []
+    trained = data.sequence_length(max(train_ns))
+    if spec.encoding == "learned" and max_pos > trained:
+        notes.append(f"learned absolute positions {trained}..{max_pos - 1} were never trained "
+                     f"(training inputs are at most {trained} tokens long), so the longer "
+                     f"bins read untrained table rows; 'learned_offsets' trains them")
     return {"bins": accs, "bin_chance": chances, "train_accuracy": result.test_accuracy,
+            "notes": notes,
             "steps": result.steps, "train_loss": result.train_loss,
             "wall_s": round(result.wall_s, 3), "chance_accuracy": chance,
             "curve": result.curve, "parameters": model.num_parameters()}

@@ -5,15 +5,27 @@ profile's tasks and sizes, :func:`expand` the run specs of one line. Expected ti
 measured on the development machine (2 shared CPU cores, torch 2.13 CPU, 1-2 threads per run)
 where the text says "measured", and extrapolated from measured step times otherwise.
 
-smoke  - in-distribution: any, majority (n = 7, 15), parity, index at n = 8 and 16, khop
-         at n = 8 and binary_add at n = 4 (so all three output kinds are exercised);
-         length generalization: any, majority, parity with nope / alibi / learned_offsets.
-         small model with RoPE (in-distribution runs use RoPE in every profile: with
-         learned absolute positions the small model learns index only after a long,
-         seed-dependent plateau), 400 steps max, batch 64, lr 1e-3, eval every 50 on 256 fresh
-         instances, target 0.99, seed 0, online. 10 + 9 runs. Measured (both lines, 2 cores,
-         `python benchmarks/bench_training.py --smoke`): about 1.5 minutes on an idle
-         machine, up to about 4 minutes while other work shares the cores.
+smoke  - in-distribution: EVERY registered family (18) at its first train_ns entry (n = 8;
+         majority 7, binary_add 4), and any, all, majority, parity, index also at their
+         second (16; majority 15): 23 runs. Length generalization: any, majority, parity,
+         index, dyck x (nope, alibi, learned_offsets), train lengths <= 32, bins <=32, 33-64,
+         65-128, 129-256: 15 runs. Small model (2 layers, width 64) with RoPE for
+         in-distribution (learned absolute positions learn index only after a long,
+         seed-dependent plateau); 400 steps max, batch 64, lr 2e-3 (with 1e-3 index, khop
+         and binary_add are not learned in 400 steps; above 2e-3 dyck becomes unstable),
+         warm-up 40, eval every 50 steps on 256 fresh instances, target 0.99, final test on
+         1024 (512 per length bin), online, seed 0, one torch thread per run (on a shared
+         2-core machine two threads per tiny model run 3-4x slower through contention).
+         Measured 2026-12-02 on the development machine (2 cores shared with other work,
+         load average 1-3): `theorybench verify --profile smoke --db /tmp/x.sqlite --out
+         /tmp/xr` took 4 min 11 s wall (predictions 22 s, in-distribution 68 s,
+         length generalization ~160 s, report a few s); user CPU 226 s.
+         Outcome then: learned to >= 0.99 - all, any, majority, index, khop, sparse_all,
+         sparse_any, dyck_bounded, dyck; partly (0.8-0.97) - index_all, index_any,
+         binary_add, edge_exists, sparse_parity; at chance - parity, index_parity,
+         reach_directed, reach_undirected. Length generalization: any generalizes with all
+         three encodings, majority with learned_offsets; parity, index (not learned at
+         train lengths in 400 steps) and dyck do not.
 quick  - every registered family at its first three train_ns (54 runs); small model, RoPE;
          2000 steps max; length generalization with nope, learned, rope, alibi (72 runs).
          Estimated from measured step times on an idle 2-core machine, if every run used
@@ -60,10 +72,13 @@ class Profile:
     train_max_len: int = 32
     eval_bins: tuple = DEFAULT_BINS
     seeds: tuple = (0,)
+    threads: int | None = None         # torch threads per run (None: torch's default)
 
 
-_SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=1e-3, warmup=40, eval_every=50,
+_SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval_every=50,
                               eval_count=256, target=0.99, final_eval_count=1024)
+_SMOKE_LG_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval_every=50,
+                                 eval_count=256, target=0.99, final_eval_count=512)
 _QUICK_TRAIN = TrainingConfig(steps=2000, batch_size=64, lr=1e-3, warmup=100, eval_every=100,
                               eval_count=512, target=0.99, final_eval_count=2048)
 _PAPER_TRAIN = TrainingConfig(steps=10000, batch_size=64, lr=3e-4, warmup=500,
@@ -72,14 +87,15 @@ _PAPER_TRAIN = TrainingConfig(steps=10000, batch_size=64, lr=3e-4, warmup=500,
 
 PROFILES: dict[str, Profile] = {
     "smoke": Profile(
-        name="smoke", description="a few tasks, small model: checks the whole pipeline",
-        expected_time="1.5-4 minutes for both lines on 2 CPU cores (measured)",
-        in_tasks=("any", "majority", "parity", "index", "khop", "binary_add"),
-        lg_tasks=("any", "majority", "parity"),
-        ns={"any": (8, 16), "majority": (7, 15), "parity": (8, 16), "index": (8, 16),
-            "khop": (8,), "binary_add": (4,)},
-        in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
-        lg_training=_SMOKE_TRAIN),
+        name="smoke", description="every task at its smallest n, small model; length "
+        "generalization on 5 tasks x 3 encodings",
+        expected_time="about 4 minutes for both lines and the report on 2 shared CPU cores "
+                      "(measured: `theorybench verify --profile smoke` 4 min 11 s)",
+        in_tasks=None, lg_tasks=("any", "majority", "parity", "index", "dyck"),
+        ns={"any": (8, 16), "all": (8, 16), "majority": (7, 15), "parity": (8, 16),
+            "index": (8, 16)},
+        ns_count=1, in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
+        lg_training=_SMOKE_LG_TRAIN, threads=1),
     "quick": Profile(
         name="quick", description="every task, small model, a few n",
         expected_time="up to ~40 min in-distribution, ~1.5-2 h length generalization on 2 CPU cores (estimated from step times)",
@@ -110,20 +126,19 @@ def parse_task(text: str) -> tuple[str, dict]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise ConfigError(f"task {text!r}: parameters are written NAME:K=V,K=V (e.g. khop:k=2)")
+        if key.strip() == "n":
+            raise ConfigError(f"task {text!r}: n is not a task parameter here; the profile "
+                              f"chooses the sizes (in-distribution n, length bins)")
         params[key.strip()] = value.strip()
     families = tasks.families()
-    if name in families:
-        known = {p.name: p for p in families[name].params}
-        try:
-            params = {k: known[k].coerce(v) if k in known else v for k, v in params.items()}
-        except TaskParameterError as exc:
-            raise ConfigError(f"task {text!r}: {exc}") from None
     if name not in families:
         raise ConfigError(f"unknown task {name!r}; known tasks: {', '.join(families)}")
-    try:  # validate the parameter names and values now, at a size every family accepts
-        fam = families[name]
-        nparam = next(p for p in fam.params if p.name == "n")
-        fam(**{"n": nparam.default, **params})
+    fam = families[name]
+    known = {p.name: p for p in fam.params}
+    try:
+        params = {k: known[k].coerce(v) if k in known else v for k, v in params.items()}
+        # validate the parameter names and values now, at a size every family accepts
+        fam(**{"n": known["n"].default, **params})
     except TaskParameterError as exc:
         raise ConfigError(f"task {text!r}: {exc}") from None
     return name, params

@@ -1,7 +1,8 @@
 """The results store: one SQLite file, one row per run, keyed by the spec's hash.
 
 Tables: ``meta`` (``app`` = "theorybench-results", ``schema_version``) and ``runs`` (key,
-line, spec JSON, status queued/running/done/failed, metrics JSON, error, attempts,
+line, spec JSON, status queued/running/done/failed, metrics JSON (keys kept in the order the
+run wrote them, so ``metrics["bins"]`` lists the length bins shortest first), error, attempts,
 timestamps). The file is in WAL mode and every change is one transaction, so a process
 killed at any moment leaves every finished run intact; a run left ``running`` by a killed
 process is simply run again by the next sweep.
@@ -161,17 +162,12 @@ class ResultsStore:
     def mark_done(self, key: str, metrics: dict) -> None:
         with self._tx():
             self.con.execute("UPDATE runs SET status='done', metrics=?, error=NULL, updated=? "
-                             "WHERE key=?", (json.dumps(metrics, sort_keys=True), time.time(), key))
+                             "WHERE key=?", (json.dumps(metrics), time.time(), key))
 
     def mark_failed(self, key: str, error: str) -> None:
         with self._tx():
             self.con.execute("UPDATE runs SET status='failed', error=?, updated=? WHERE key=?",
                              (str(error), time.time(), key))
-
-    def requeue(self, keys: Iterable[str]) -> None:
-        with self._tx():
-            self.con.executemany("UPDATE runs SET status='queued', updated=? WHERE key=?",
-                                 [(time.time(), k) for k in keys])
 
     # ---- reads --------------------------------------------------------------------------
     def records(self, line: str | None = None, status: str | None = None) -> list[RunRecord]:
@@ -191,10 +187,6 @@ class ResultsStore:
         return [RunRecord(key=r[0], line=r[1], spec=json.loads(r[2]), status=r[3],
                           metrics=json.loads(r[4]) if r[4] else {}, error=r[5], attempts=r[6],
                           updated=r[7]) for r in rows]
-
-    def get(self, key: str) -> RunRecord | None:
-        found = [r for r in self.records() if r.key == key]
-        return found[0] if found else None
 
     def status_of(self, keys: Iterable[str]) -> dict[str, str]:
         keys = list(keys)
@@ -218,7 +210,7 @@ class ResultsStore:
         scalar metrics flattened into columns, nested values as JSON)."""
         recs = self.records(line=line)
         if fmt == "json":
-            return json.dumps([r.to_dict() for r in recs], indent=2, sort_keys=True)
+            return json.dumps([r.to_dict() for r in recs], indent=2)
         if fmt != "csv":
             raise ConfigError(f"unknown export format {fmt!r}; use csv or json")
         flat = [_flatten(r) for r in recs]

@@ -18,6 +18,7 @@ from .executors import get_executor
 from .profiles import expand, get_profile
 from .spec import LINES
 from .store import DEFAULT_DB, ResultsStore
+from .trainer import pick_device
 
 _LINE_ALIASES = {"in-distribution": "in_distribution",
                  "length-generalization": "length_generalization"}
@@ -51,9 +52,13 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     "skipped_done", "skipped_failed", "ran", "done", "failed", "failures" ([{key, task,
     error}]), "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid."""
     line = normalize_line(line)
-    get_profile(profile)
+    prof = get_profile(profile)
     if workers < 1:
         raise ConfigError(f"--workers must be >= 1, got {workers}")
+    if threads is not None and threads < 1:
+        raise ConfigError(f"--threads must be >= 1, got {threads}")
+    threads = threads if threads is not None else prof.threads
+    pick_device(device)  # refuses cuda without a GPU before anything is queued
     run = get_executor(executor)
     specs = list(specs) if specs is not None else expand(line, profile, tasks, seeds)
     validate(specs)
