@@ -58,6 +58,8 @@ class RunSpec:
             raise ConfigError("an in-distribution run needs n")
         if self.line == "length_generalization" and (not self.train_max_len or not self.eval_bins):
             raise ConfigError("a length-generalization run needs train_max_len and eval_bins")
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.train_size is not None and self.train_size < 1:
             raise ConfigError(f"train_size must be a positive integer or None, got {self.train_size}")
 

@@ -55,10 +55,15 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     prof = get_profile(profile)
     if workers < 1:
         raise ConfigError(f"--workers must be >= 1, got {workers}")
+    if executor == "inprocess" and workers > 1:
+        raise ConfigError(f"--workers {workers} needs a parallel executor: add --executor pool "
+                          f"(local processes) or --executor ray")
+    if address and executor != "ray":
+        raise ConfigError("--address is the address of a Ray cluster; add --executor ray")
     if threads is not None and threads < 1:
         raise ConfigError(f"--threads must be >= 1, got {threads}")
     threads = threads if threads is not None else prof.threads
-    pick_device(device)  # refuses cuda without a GPU before anything is queued
+    device = str(pick_device(device))  # "auto" resolved; cuda without a GPU refused here
     run = get_executor(executor)
     specs = list(specs) if specs is not None else expand(line, profile, tasks, seeds)
     validate(specs)

@@ -65,11 +65,17 @@ class TrainResult:
 
 
 def pick_device(device: str = "cpu") -> torch.device:
+    """``cpu``, ``cuda`` / ``cuda:N`` (refused without a GPU) or ``auto`` (CUDA if present)."""
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if device != "cpu" and not device.startswith("cuda"):
+        raise ConfigError(f"unknown device {device!r}; use cpu, cuda, cuda:N or auto")
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ConfigError(f"device {device!r} asked for but CUDA is not available; use cpu")
-    return torch.device(device)
+    try:
+        return torch.device(device)
+    except RuntimeError as exc:
+        raise ConfigError(f"bad device {device!r}: {exc}") from None
 
 
 def lr_at(step: int, cfg: TrainingConfig) -> float:
