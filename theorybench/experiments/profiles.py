@@ -19,7 +19,8 @@ smoke  - in-distribution: EVERY registered family (18) at its first train_ns ent
          Measured 2026-12-02 on the development machine (2 cores shared with other work,
          load average 1-3): `theorybench verify --profile smoke --db /tmp/x.sqlite --out
          /tmp/xr` took 4 min 11 s wall (predictions 22 s, in-distribution 68 s,
-         length generalization ~160 s, report a few s); user CPU 226 s.
+         length generalization ~160 s, report a few s); user CPU 226 s. `python
+         benchmarks/bench_training.py --smoke` (both lines only, load average ~1.3): 229 s.
          Outcome then: learned to >= 0.99 - all, any, majority, index, khop, sparse_all,
          sparse_any, dyck_bounded, dyck; partly (0.8-0.97) - index_all, index_any,
          binary_add, edge_exists, sparse_parity; at chance - parity, index_parity,
