@@ -111,7 +111,7 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
         without = [t for t in tasks if t not in emp[line]]
         if without and preds:
             notes.append(f"{line}: no runs for {', '.join(without)} (predictions only); run "
-                         f"`theorybench run {cmd} --tasks {','.join(without)}`")
+                         f"`theorybench run {cmd} --tasks {' '.join(without)}`")
     return notes
 
 
