@@ -53,16 +53,17 @@ def _ratio(a: int, b: int) -> float | None:
 
 #: Assumption keywords and what each means when a Hard prediction meets a learned task.
 _HARD_BUT_LEARNED = (
-    ("hard attention", "hard attention picks one position; trained softmax attention can "
-                       "average and count (uniform attention computes Majority)"),
+    ("unique hard attention", "hard attention picks one position; trained softmax attention "
+                              "can average and count (uniform attention computes Majority)"),
     ("no position", "the model has no positions; the trained models have positional encodings"),
-    ("counts", "counting programs have no content-dependent retrieval, while softmax "
-               "attention retrieves by query-key match"),
-    ("bounded", "attention's direct access is not bounded the way the model's "
-                "communication is"),
+    ("prefix counts", "counting programs have no content-dependent retrieval, while softmax "
+                      "attention retrieves by query-key match"),
+    ("communication at any split", "attention reads any token directly, beyond the "
+                                   "bandwidth the model allows at a split"),
     ("sharpness", "the sensitivity argument concerns sharp minima as n grows; the tested n "
                   "are small enough to fit"),
-    ("delta", "conditional round lower bounds say nothing about the tested sizes"),
+    ("rounds", "round lower bounds are conditional and asymptotic; the tested sizes are "
+               "small"),
 )
 
 
@@ -70,8 +71,9 @@ def likely_cause(predicted: str, observed: str, assumptions: Iterable[str]) -> s
     """Why a theory and an experiment may part ways, from the theory's stated assumptions.
 
     Hard predicted but learned: one of the theory's modelling assumptions makes its model
-    weaker than a trained softmax transformer (matched by keyword: hard attention,
-    no positions, counting without retrieval, bounded communication, sharpness), or the
+    weaker than a trained softmax transformer (matched by keyword: unique hard attention,
+    no positions, counting without retrieval, bounded communication, sharpness, rounds),
+    or the
     tested n are too small for an asymptotic bound to show. Easy predicted but not
     learned: the theory shows expressibility, a loose upper bound on difficulty that
     ignores optimization, data and the step budget.

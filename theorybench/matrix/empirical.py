@@ -30,7 +30,8 @@ EASY, HARD, INSUFFICIENT = "easy", "hard", "insufficient"
 
 @dataclass(frozen=True)
 class Thresholds:
-    target_accuracy: float = 0.95   # in-distribution / LLM: accuracy that counts as learned
+    target_accuracy: float = 0.99   # in-distribution / LLM: accuracy that counts as learned
+                                    # (the profiles' training target, so the two agree)
     length_accuracy: float = 0.90   # length generalization: accuracy needed in every bin
     min_seeds: int = 1              # finished runs needed per tested point
     aggregate: str = "mean"         # how seeds are combined for the verdict: mean | best
@@ -74,6 +75,7 @@ class EmpiricalCell:
     config_verdicts: dict[str, str] = field(default_factory=dict)
     best_config: str | None = None
     note: str = ""
+    train_max_len: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -85,44 +87,78 @@ def _spec_task(spec: dict[str, Any]) -> str:
     return spec.get("task") or spec.get("family") or "?"
 
 
+def cell_name(spec: dict[str, Any]) -> str:
+    """The row a run belongs to: the family name, plus its parameters where they differ
+    from the family's defaults (``khop[k=3]``), so that variants are never pooled."""
+    task = _spec_task(spec)
+    params = dict(spec.get("params") or {})
+    params.pop("n", None)
+    try:
+        from ..tasks import family
+
+        defaults = {p.name: p.default for p in family(task).params}
+    except Exception:  # a family this version does not know: keep every parameter
+        defaults = {}
+    extra = {k: v for k, v in sorted(params.items()) if defaults.get(k, object()) != v}
+    if not extra:
+        return task
+    return f"{task}[{','.join(f'{k}={v}' for k, v in extra.items())}]"
+
+
+def config_name(spec: dict[str, Any]) -> str:
+    model = spec.get("model", {})
+    return f"{model.get('size', '?')}/{model.get('encoding', '?')}"
+
+
 def _finished(records: Iterable[Any], line: str) -> list[Any]:
     return [r for r in records if r.line == line and r.status == "done" and r.metrics]
 
 
 def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds(),
                           line: str = "in_distribution") -> dict[str, EmpiricalCell]:
-    """One cell per task from finished in-distribution (or LLM) runs."""
-    acc: dict[str, dict[tuple[int, int | None], list[float]]] = defaultdict(lambda: defaultdict(list))
+    """One cell per task (variant) from finished in-distribution (or LLM) runs.
+
+    Seeds are pooled only within one configuration (model size and encoding) at one
+    (n, training-set size); with several configurations, the best one at each n counts.
+    """
+    acc: dict[str, dict[tuple[int, int | None, str], list[float]]] = defaultdict(
+        lambda: defaultdict(list))
     for r in _finished(records, line):
-        n = int(r.spec.get("n", 0))
+        n = int(r.spec.get("n") or 0)
         size = r.spec.get("train_size")
-        acc[_spec_task(r.spec)][(n, size)].append(float(r.metrics["test_accuracy"]))
+        acc[cell_name(r.spec)][(n, size, config_name(r.spec))].append(
+            float(r.metrics["test_accuracy"]))
     cells = {}
+    how, target = thresholds.aggregate, thresholds.target_accuracy
     for task, points in sorted(acc.items()):
         agg = {p: Aggregate.of(v) for p, v in points.items()}
-        ns = sorted({n for n, _ in agg})
+        ns = sorted({n for n, _, _ in agg})
         by_n: dict[int, Aggregate] = {}
         complexity: dict[int, int | None] = {}
         thin = []
         for n in ns:
-            online = agg.get((n, None))
-            sized = sorted((s, a) for (m, s), a in agg.items() if m == n and s is not None)
-            decider = online if online is not None else (sized[-1][1] if sized else None)
+            online = [a for (m, s, _), a in agg.items() if m == n and s is None]
+            sized = sorted((s, a) for (m, s, _), a in agg.items() if m == n and s is not None)
+            if online:
+                decider = max(online, key=lambda a: a.pick(how))
+            else:  # fixed training sets only: the largest set decides
+                largest = sized[-1][0]
+                decider = max((a for s, a in sized if s == largest), key=lambda a: a.pick(how))
             by_n[n] = decider
             if decider.seeds < thresholds.min_seeds:
                 thin.append(f"n={n} has {decider.seeds} run(s)")
             if sized:
-                reach = [s for s, a in sized if a.pick(thresholds.aggregate) >= thresholds.target_accuracy]
+                reach = [s for s, a in sized if a.pick(how) >= target]
                 complexity[n] = min(reach) if reach else None
         if thin:
             verdict = INSUFFICIENT
             note = (f"too few runs ({'; '.join(thin)}; need {thresholds.min_seeds}): "
                     f"run more seeds with --seeds")
         else:
-            missed = [n for n in ns if by_n[n].pick(thresholds.aggregate) < thresholds.target_accuracy]
+            missed = [n for n in ns if by_n[n].pick(how) < target]
             verdict = HARD if missed else EASY
-            note = (f"target {thresholds.target_accuracy:g} missed at n = {missed}" if missed
-                    else f"target {thresholds.target_accuracy:g} reached at every n in {ns}")
+            note = (f"target {target:g} missed at n = {missed}" if missed
+                    else f"target {target:g} reached at every n in {ns}")
         cells[task] = EmpiricalCell(task, line, verdict, thresholds, by_n=by_n,
                                     sample_complexity=complexity, note=note)
     return cells
@@ -139,63 +175,73 @@ def bin_sort_key(label: str) -> tuple[int, str]:
     return (int(m.group()) if m else 1 << 30, label)
 
 
-def config_name(spec: dict[str, Any]) -> str:
-    model = spec.get("model", {})
-    return f"{model.get('size', '?')}/{model.get('encoding', '?')}"
-
-
 def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds()
                                 ) -> dict[str, EmpiricalCell]:
-    """One cell per task; per configuration the accuracy by length bin, and the best one."""
+    """One cell per task (variant); per configuration the accuracy by length bin.
+
+    A bin a run could not fill (no valid input length in it; stored as None) is left out
+    and named in the note. The best configuration is the one with the highest lowest-bin
+    accuracy (so it generalizes whenever any configuration does), ties by the longest bin.
+    """
     acc: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
     bin_order: dict[str, list[str]] = defaultdict(list)
+    empty_bins: dict[str, set[str]] = defaultdict(set)
+    train_len: dict[str, int] = {}
     for r in _finished(records, "length_generalization"):
-        task = _spec_task(r.spec)
+        task = cell_name(r.spec)
+        if r.spec.get("train_max_len"):
+            train_len[task] = int(r.spec["train_max_len"])
         for label, value in r.metrics["bins"].items():
+            if value is None:
+                empty_bins[task].add(label)
+                continue
             acc[task][config_name(r.spec)][label].append(float(value))
             if label not in bin_order[task]:
                 bin_order[task].append(label)
     for order in bin_order.values():
         order.sort(key=bin_sort_key)
     cells = {}
+    how, need = thresholds.aggregate, thresholds.length_accuracy
     for task, configs in sorted(acc.items()):
-        by_config = {c: {b: Aggregate.of(bins[b]) for b in bin_order[task] if b in bins}
+        order = bin_order[task]
+        by_config = {c: {b: Aggregate.of(bins[b]) for b in order if b in bins}
                      for c, bins in sorted(configs.items())}
         verdicts = {}
         thin = []
         for c, bins in by_config.items():
-            if len(bins) < len(bin_order[task]):
+            if len(bins) < len(order):
                 verdicts[c] = INSUFFICIENT
-                thin.append(f"{c} lacks bins {sorted(set(bin_order[task]) - set(bins))}")
+                thin.append(f"{c} lacks bins {sorted(set(order) - set(bins), key=bin_sort_key)}")
             elif min(a.seeds for a in bins.values()) < thresholds.min_seeds:
                 verdicts[c] = INSUFFICIENT
                 thin.append(f"{c} has too few runs")
             else:
-                ok = all(a.pick(thresholds.aggregate) >= thresholds.length_accuracy
-                         for a in bins.values())
-                verdicts[c] = EASY if ok else HARD
-        decided = {c: v for c, v in verdicts.items() if v != INSUFFICIENT}
+                verdicts[c] = EASY if all(a.pick(how) >= need for a in bins.values()) else HARD
+        decided = [c for c, v in verdicts.items() if v != INSUFFICIENT]
 
-        def score(c: str) -> float:  # the best configuration: highest accuracy in the longest bin
-            last = bin_order[task][-1]
-            a = by_config[c].get(last)
-            return a.pick(thresholds.aggregate) if a else -1.0
+        def score(c: str) -> tuple[float, float]:
+            values = [a.pick(how) for a in by_config[c].values()]
+            return (min(values), by_config[c][order[-1]].pick(how))
 
         best = max(decided, key=score) if decided else None
         if best is None:
             verdict, note = INSUFFICIENT, "no configuration has a complete set of runs: " + "; ".join(thin)
         else:
-            verdict = EASY if EASY in decided.values() else HARD
-            good = [c for c, v in decided.items() if v == EASY]
+            verdict = verdicts[best]
+            good = [c for c in decided if verdicts[c] == EASY]
             note = (f"generalizes with {', '.join(good)}" if good else
-                    f"no configuration reaches {thresholds.length_accuracy:g} in every bin "
-                    f"(best: {best})")
+                    f"no configuration reaches {need:g} in every bin (best: {best}, lowest "
+                    f"bin accuracy {score(best)[0]:.2f})")
             if thin:
                 note += f"; incomplete: {'; '.join(thin)}"
+        unfilled = sorted(empty_bins[task] - set(order), key=bin_sort_key)
+        if unfilled:
+            note += f"; bins with no valid input length for this task: {', '.join(unfilled)}"
         cells[task] = EmpiricalCell(task, "length_generalization", verdict, thresholds,
                                     by_config=by_config, config_verdicts=verdicts,
-                                    best_config=best, note=note)
+                                    best_config=best, note=note,
+                                    train_max_len=train_len.get(task))
     return cells
 
 
