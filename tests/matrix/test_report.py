@@ -55,3 +55,14 @@ def test_report_without_predictions(tmp_path, records):
     rep = build_report([], records)
     write_report(tmp_path, rep)
     assert any("no predictions" in m for m in rep.missing)
+
+
+def test_every_theory_has_an_explanation_in_the_report():
+    from theorybench.matrix.report import theory_infos
+    from theorybench.theories.registry import theories
+
+    infos = theory_infos(list(theories()))
+    assert len(infos) == 8
+    for info in infos:
+        assert len(info.summary) > 80, info.name
+        assert info.assumptions and info.sources, info.name

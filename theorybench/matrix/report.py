@@ -54,7 +54,7 @@ def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
         if cls is None:
             out.append(TheoryInfo(name, name, (), (), ""))
             continue
-        doc = (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        doc = cls.summary or (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
         out.append(TheoryInfo(name, cls.title or name, tuple(cls.assumptions),
                               tuple(cls.sources), doc))
     return out

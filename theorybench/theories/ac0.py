@@ -30,6 +30,11 @@ from .circuits.rules import boppana_rule, construction_rule, reduction_rule
 class AC0(Theory):
     name = "ac0"
     title = "AC0 (hard attention)"
+    summary = ("Transformers with unique or generalized unique hard attention compute only "
+               "AC0: constant-depth, polynomial-size circuits of AND/OR/NOT gates (Hao, Angluin, "
+               "Frank 2022). Easy = a verified constant-depth circuit family; Hard = average "
+               "sensitivity growing like a power of n (Boppana 1997) or a checked projection "
+               "from Parity or Majority.")
     assumptions = (
         "unique or generalized unique hard attention (Hao, Angluin, Frank 2022)",
         "fixed model size; input length n grows",

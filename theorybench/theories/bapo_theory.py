@@ -117,6 +117,11 @@ def _evidence(family: str, ctx: Context) -> dict[str, Any]:
 class BapoTheory(Theory):
     name = "bapo"
     title = "BAPO (bounded attention prefix oracle)"
+    summary = ("A BAPO models one split of the input: a bits of prefix summary plus b "
+               "attended prefix tokens, an adversary choosing which b arrive (Schnabel et al. "
+               "2025). Easy = a protocol with constant (a, b), verified on all inputs and "
+               "splits; Hard = a theorem of the paper or a checked reduction from Majority or "
+               "Reachability.")
     assumptions = ("a transformer's cross-position communication at any split is bounded: "
                    "a bits of prefix summary plus b attended tokens (an adversary picks "
                    "which b when more are selected)",

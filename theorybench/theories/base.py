@@ -112,12 +112,13 @@ class Context:
 
 
 class Theory:
-    """Base class. Subclasses set ``name``, ``title``, ``assumptions``, ``sources`` and define
-    rule methods decorated with :func:`rule`. They may override ``columns`` when a theory
-    reports more than one variant (e.g. Star-free with and without positions)."""
+    """Base class. Subclasses set ``name``, ``title``, ``summary``, ``assumptions``,
+    ``sources`` and define rule methods decorated with :func:`rule`. A theory with two
+    variants registers two classes (Star-free with and without positions)."""
 
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""
+    summary: ClassVar[str] = ""  # two or three sentences for readers of the report
     assumptions: ClassVar[tuple[str, ...]] = ()
     sources: ClassVar[tuple[str, ...]] = ()
 

@@ -245,6 +245,12 @@ def superlog_excess(ns, cc) -> dict[str, Any]:
 class CRASPTheory(Theory):
     name = "crasp"
     title = "C-RASP (counting RASP / temporal counting logic)"
+    summary = ("C-RASP programs combine token tests, prefix counts and comparisons of counts; "
+               "they model what softmax transformers express and length-generalize on "
+               "(Yang & Chiang 2024; Huang et al. 2025). Easy = a verified program of fixed "
+               "size; Hard = a non-aperiodic or periodic regular language, one-way "
+               "communication growing faster than log n, or a checked reduction from "
+               "flip-flop.")
     assumptions = (
         "softmax transformers modelled by C-RASP programs: token tests, prefix counts, "
         "linear arithmetic and comparisons of counts (Yang & Chiang 2024)",

@@ -65,6 +65,11 @@ def rounds_by_n(family: str, delta: float, seed: int = 0, instances: int = 3) ->
 class MpcTheory(Theory):
     name = "mpc"
     title = "MPC (massively parallel computation, sublinear memory)"
+    summary = ("R rounds of massively parallel computation with memory N^delta per machine "
+               "correspond to transformers of depth O(R) (Sanford, Hsu, Telgarsky 2024). "
+               "Easy = an algorithm, run in the simulator and checked, whose rounds stay "
+               "bounded as n grows; Hard = a checked reduction from 1-cycle versus 2-cycles, "
+               "conditional on that conjecture.")
     assumptions = ("machines with local memory s = O(N^delta), 0 < delta < 1; rounds of local "
                    "computation and message exchange of at most s words per machine",
                    "R rounds <-> transformer depth O(R) (Sanford, Hsu, Telgarsky 2024)",

@@ -201,6 +201,10 @@ class Sensitivity(Theory):
 
     name = "sensitivity"
     title = "Sensitivity (Hahn & Rofin 2024)"
+    summary = ("Transformers that fit functions whose average sensitivity grows with n need "
+               "sharp minima, large weights or layer-norm blow-up, so training favours "
+               "low-sensitivity functions (Hahn & Rofin 2024). Hard = average sensitivity "
+               "linear in n; Easy = sublinear; computed exactly or by Monte Carlo.")
     assumptions = (
         "average sensitivity under the uniform distribution on the natural input space "
         "(positions with one choice are fixed separators)",

@@ -230,6 +230,10 @@ class _StarFreeBase(Theory):
 class StarFree(_StarFreeBase):
     name = "star_free"
     title = "Star-free (masked hard attention, B-RASP, no positions)"
+    summary = ("Masked hard-attention transformers without positions recognize exactly the "
+               "star-free languages, those with an aperiodic syntactic monoid (Yang, Chiang, "
+               "Angluin 2024). Easy = a verified B-RASP program or an aperiodic learned DFA; "
+               "Hard = a group in the transition monoid or a non-regular language.")
     assumptions = ("unique hard attention", "strict future/past masking",
                    "no position embeddings", "finite alphabet; accept at the last position")
 
@@ -238,6 +242,11 @@ class StarFree(_StarFreeBase):
 class StarFreePos(_StarFreeBase):
     name = "star_free_pos"
     title = "Star-free with positions (B-RASP[pos])"
+    summary = ("The same model with position information (B-RASP[pos]): programs may test "
+               "positions, so languages such as index with query tokens become expressible. "
+               "Easy = a verified B-RASP[pos] program of fixed size; Hard = AC0 lower bounds "
+               "(a non-quasi-aperiodic regular language, or sensitivity growing like a power "
+               "of n), since such programs stay within AC0.")
     positional = True
     assumptions = ("unique hard attention", "strict masking",
                    "position predicates in scores (B-RASP[pos]); tokpos for query tokens",

@@ -32,6 +32,10 @@ from .circuits.rules import construction_rule, reduction_rule
 class TC0(Theory):
     name = "tc0"
     title = "TC0 (softmax / average-hard attention)"
+    summary = ("Log-precision softmax and average-hard attention transformers lie in uniform "
+               "TC0, which adds threshold gates to AC0 (Merrill & Sabharwal 2023; Chiang 2025). "
+               "Easy = a verified constant-depth threshold circuit; TC0 lower bounds are open, "
+               "so Hard is only conditional (TC0 != NC1, L or NL) via completeness.")
     assumptions = (
         "log-precision softmax or average-hard attention (Merrill & Sabharwal 2023; Chiang 2025)",
         "fixed model size; input length n grows",
