@@ -35,7 +35,7 @@ def test_report_renders_from_records(tmp_path, records):
     agree = json.loads((tmp_path / "agreement.json").read_text())
     assert {(r["theory"], r["line"]) for r in agree} >= {("A", "in_distribution"), ("B", "length_generalization")}
     md = (tmp_path / "predictions.md").read_text()
-    assert "| majority | E (c) | H (lb) |" in md
+    assert "| majority | Easy (con, proven) | Hard (lb, proven) |" in md
     assert "\\begin{tabular}" in (tmp_path / "agreement.tex").read_text()
     # the failed run is reported as missing work with the command to fix it
     assert any("--retry-failed" in m for m in rep.missing)

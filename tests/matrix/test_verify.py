@@ -40,10 +40,30 @@ def test_verify_tiny_profile_end_to_end(tmp_path, tiny_profile):
     # a second verify resumes: nothing is trained again
     verify(profile=tiny_profile, out=out, db=db, max_n=6, progress=False, log=logs.append,
            theories=["ac0"], tasks=["any"])
-    assert any("'ran': 0" in line for line in logs)
+    assert any("0 run(s) trained" in line for line in logs)
     assert len(ResultsStore(db).records()) == len(recs)
-    saved = load_predictions(out / "predictions.json")
-    assert {p["task"] for p in saved} == {"any"}
+    saved = load_predictions(out / "predictions-evidence.json")
+    assert {p["task"] for p in saved} == {"any"} and all("evidence" in p for p in saved)
+    table = load_predictions(out / "predictions.json")  # the report's table reads back too
+    assert {(p["theory"], p["task"]) for p in table} == {("ac0", "any")}
+
+
+def test_verify_checks_its_arguments_before_any_work(tmp_path, tiny_profile):
+    from theorybench.errors import ConfigError
+    afile = tmp_path / "a-file"
+    afile.write_text("x")
+    with pytest.raises(StoreError, match="is a file"):
+        verify(profile=tiny_profile, out=afile, db=tmp_path / "db.sqlite", progress=False,
+               log=lambda s: None)
+    foreign = tmp_path / "foreign.sqlite"
+    foreign.write_text("not a store")
+    with pytest.raises(StoreError):
+        verify(profile=tiny_profile, out=tmp_path / "o", db=foreign, progress=False,
+               log=lambda s: None)
+    assert foreign.read_text() == "not a store" and not (tmp_path / "o").exists()
+    with pytest.raises(ConfigError, match="unknown profile"):
+        verify(profile="smok", out=tmp_path / "o", db=tmp_path / "db.sqlite", progress=False,
+               log=lambda s: None)
 
 
 def test_load_predictions_rejects_bad_files(tmp_path):

@@ -45,11 +45,17 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"theorybench: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # must precede OSError's handler to stay silent
+        return 0
+    except OSError as exc:  # a path the user gave cannot be read or written
+        if args.debug:
+            raise
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"theorybench: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("theorybench: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import sys
 
+from pathlib import Path
+
 from ..matrix import verify as verify_mod
 from ..matrix.empirical import Thresholds
+from .predict import _positive as max_n_type
 
 DEFAULT_DB = "theorybench-results.sqlite"
 DEFAULT_OUT = "theorybench-report"
@@ -26,8 +29,8 @@ def register(sub) -> None:
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--predictions", help="predictions JSON from `theorybench predict --format "
                    "json` (default: derive them now)")
-    p.add_argument("--max-n", type=int, default=12, help="largest n for exact methods when "
-                   "deriving predictions (default 12)")
+    p.add_argument("--max-n", type=max_n_type, default=12, help="largest n for exact methods "
+                   "when deriving predictions (default 12)")
     _thresholds(p)
     p.set_defaults(func=cmd_report)
 
@@ -35,7 +38,8 @@ def register(sub) -> None:
     p.add_argument("--profile", default="smoke", help="experiment profile: smoke, quick, paper")
     p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    p.add_argument("--max-n", type=int, default=12, help="largest n for exact methods (default 12)")
+    p.add_argument("--max-n", type=max_n_type, default=12,
+                   help="largest n for exact methods (default 12)")
     _thresholds(p)
     p.set_defaults(func=cmd_verify)
 
@@ -53,6 +57,10 @@ def _make_thresholds(args) -> Thresholds:
 
 def cmd_report(args) -> int:
     th = _make_thresholds(args)
+    verify_mod.check_paths(args.out, args.db)
+    if not Path(args.db).exists():
+        print(f"theorybench: note: results store {args.db} does not exist; the report will "
+              "have predictions only (is --db right?)", file=sys.stderr)
     if args.predictions:
         preds = verify_mod.load_predictions(args.predictions)
     else:

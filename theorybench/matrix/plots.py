@@ -67,7 +67,8 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
         ax.axvline(len(theories), color="black", linewidth=1.5)
     ref_txt = f"; ✓/✗ = agrees with {reference_line}" if reference_line else ""
     ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown; "
-                 f"* conditional, ~ conjectured{ref_txt})", fontsize=9)
+                 f"* conditional, ~ conjectured{ref_txt})\nEmpirical cells: E/H verdict, "
+                 f"- too few runs, n/a no runs of that line for the task", fontsize=9)
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
     return path
@@ -79,20 +80,25 @@ def accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell], target: float)
         return _placeholder(path, "In-distribution accuracy versus n",
                             "no in-distribution runs in the store:\n"
                             "run `theorybench run in-distribution --profile smoke`")
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for task, c in cells.items():
+    fig, ax = plt.subplots(figsize=(8, 5))
+    colours = plt.get_cmap("tab20").colors
+    markers = "os^Dv<>pPX*h"
+    for i, (task, c) in enumerate(cells.items()):
         ns = sorted(c.by_n)
         mean = [c.by_n[n].mean for n in ns]
         lo = [c.by_n[n].best - c.by_n[n].spread for n in ns]
         hi = [c.by_n[n].best for n in ns]
-        ax.plot(ns, mean, marker="o", label=task)
-        ax.fill_between(ns, lo, hi, alpha=0.15)
+        colour = colours[i % len(colours)]
+        # a small horizontal offset per task keeps single-n points from hiding each other
+        x = [n * 2 ** ((i - len(cells) / 2) * 0.01) for n in ns]
+        ax.plot(x, mean, marker=markers[i % len(markers)], color=colour, label=task)
+        ax.fill_between(x, lo, hi, alpha=0.15, color=colour)
     ax.axhline(target, color="black", linestyle="--", linewidth=0.8, label=f"target {target:g}")
     ax.set_xscale("log", base=2)
     ax.set_xlabel("n (input length)")
     ax.set_ylabel("test accuracy (mean over seeds; band: min to best)")
     ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=3, loc="lower left")
     ax.set_title("In-distribution accuracy versus n")
     fig.savefig(path, dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -114,15 +120,17 @@ def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], thresh
             labels = list(bins)
             ax.plot(range(len(labels)), [bins[b].mean for b in labels], marker="o", label=config)
             ax.set_xticks(range(len(labels)), labels, fontsize=7)
-        ax.axhline(threshold, color="black", linestyle="--", linewidth=0.8)
+        ax.axhline(threshold, color="black", linestyle="--", linewidth=0.8,
+                   label=f"threshold {threshold:g}")
         ax.set_ylim(0, 1.02)
-        ax.set_title(f"{task} ({c.verdict})", fontsize=9)
+        trained = f", trained on lengths <= {c.train_max_len}" if c.train_max_len else ""
+        ax.set_title(f"{task} ({c.verdict}{trained})", fontsize=9)
         ax.set_xlabel("length bin", fontsize=8)
         ax.set_ylabel("accuracy", fontsize=8)
         ax.legend(fontsize=6)
     for ax in list(axes.flat)[k:]:
         ax.set_axis_off()
-    fig.suptitle("Length generalization by bin, per size/encoding (trained on lengths <= 32)",
+    fig.suptitle("Length generalization: accuracy by input-length bin, per model size/encoding",
                  fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110, bbox_inches="tight")

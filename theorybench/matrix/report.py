@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from .agreement import AgreementRow, agreement, best_theory, hard_vs_easy_precision
-from .empirical import EmpiricalCell, Thresholds, empirical_cells
+from ..errors import ConfigError
+from .empirical import INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells
 from .tables import LEGEND, Table, agreement_table, empirical_table, prediction_table
 
 FORMATS = {"md": "md", "csv": "csv", "json": "json", "latex": "tex"}
@@ -82,10 +83,11 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
 
 
 def _task_of(record: Any) -> str:
-    return record.spec.get("task", "?")
+    return cell_name(record.spec)
 
 
 def _missing(preds, records, emp, tasks, store_name) -> list[str]:
+    """What the report lacks and the command that produces it."""
     notes = []
     if not preds:
         notes.append("no predictions: run `theorybench predict --format json > predictions.json` "
@@ -105,14 +107,34 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
                      "the sweep to complete them")
     for line, cmd in (("in_distribution", "in-distribution"),
                       ("length_generalization", "length-generalization")):
-        if line not in emp:
+        status: dict[str, set[str]] = {}
+        for r in records:
+            if r.line == line:
+                status.setdefault(_task_of(r), set()).add(r.status)
+        cells = emp.get(line, {})
+        if not cells:
             notes.append(f"no finished {line} runs: run `theorybench run {cmd} --profile smoke`")
-            continue
-        without = [t for t in tasks if t not in emp[line]]
-        if without and preds:
+        only_failed = sorted(t for t, st in status.items() if t not in cells and st == {"failed"})
+        if only_failed:
+            notes.append(f"{line}: every run of {', '.join(only_failed)} failed; rerun with "
+                         f"`theorybench run {cmd} --retry-failed` after reading `theorybench runs`")
+        pending = sorted(t for t, st in status.items() if t not in cells and st - {"failed"})
+        if pending:
+            notes.append(f"{line}: runs of {', '.join(pending)} are not finished; rerun the sweep")
+        without = [t for t in tasks if t not in status]
+        if without and preds and cells:
             notes.append(f"{line}: no runs for {', '.join(without)} (predictions only); run "
                          f"`theorybench run {cmd} --tasks {' '.join(without)}`")
+        thin = sorted(t for t, c in cells.items() if c.verdict == INSUFFICIENT)
+        if thin:
+            notes.append(f"{line}: {', '.join(thin)} have too few runs for a verdict "
+                         f"(see the notes in summary.json); run more seeds with --seeds")
     return notes
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder for the report")
 
 
 def _img(path: Path) -> str:
@@ -125,6 +147,7 @@ def write_report(out: str | Path, report: Report) -> dict[str, Path]:
     from . import plots  # matplotlib is slow to import; only the report needs it
 
     out = Path(out)
+    _check_out(out)
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {}
     for name, table in report.tables.items():
@@ -209,8 +232,17 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
             f"<li><b>{esc(row.theory)}</b> on {esc(d.task)} ({esc(row.line)}): {esc(d.cause)}</li>"
             for row, d in dis) + "</ul>")
     parts.append("<h2>Experiments</h2>")
-    for key in ("accuracy_vs_n.png", "length_generalization.png", "sample_complexity.png"):
-        parts.append(_img(files[key]))
+    captions = {
+        "accuracy_vs_n.png": "Test accuracy at the trained n, per task (mean over seeds; "
+                             "band from the worst to the best seed); dashed: the target.",
+        "length_generalization.png": "Accuracy per input-length bin, one line per model "
+                                     "size/encoding; dashed: the length-generalization "
+                                     "threshold.",
+        "sample_complexity.png": "The smallest fixed training set that reached the target "
+                                 "at each n (x: none did).",
+    }
+    for key, caption in captions.items():
+        parts.append(f"<figure>{_img(files[key])}<figcaption>{esc(caption)}</figcaption></figure>")
     parts.append("<h2>The theories</h2>")
     for t in r.theories:
         parts.append(f"<h3>{esc(t.title)} <small>({esc(t.name)})</small></h3><p>{esc(t.summary)}</p>")

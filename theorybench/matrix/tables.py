@@ -10,17 +10,14 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..theories.base import Basis, Prediction, Status, Verdict
+from ..theories.runner import LEGEND, cell
 from .agreement import AgreementRow
 from .empirical import EmpiricalCell, Thresholds
 
 MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-"}
-BASIS_MARK = {"construction": "c", "lower-bound": "lb", "reduction": "r", "theorem": "t",
-              "none": ""}
+#: Compact status marks for the heatmap (the tables spell the status out).
 STATUS_MARK = {"proven": "", "conditional": "*", "conjectured": "~", "none": ""}
-
-LEGEND = ("E = Easy, H = Hard, ? = Unknown, - = too few runs. Basis: c = construction, "
-          "lb = lower bound, r = reduction, t = cited theorem. Status: * = conditional, "
-          "~ = conjectured, no mark = proven.")
 
 
 @dataclass
@@ -66,10 +63,10 @@ class Table:
 
 
 def prediction_cell(p: Mapping[str, Any]) -> str:
-    mark = MARK.get(p["verdict"], "?")
-    if p["verdict"] == "unknown":
-        return mark
-    return f"{mark} ({BASIS_MARK.get(p['basis'], p['basis'])}){STATUS_MARK.get(p['status'], '')}"
+    """The same cell text as ``theorybench predict`` (e.g. ``Hard (lb, cond)``)."""
+    return cell(Prediction(p["theory"], p["task"], Verdict(p["verdict"]),
+                           Basis(p.get("basis", "none")), Status(p.get("status", "none")),
+                           {}, ""))
 
 
 def prediction_table(predictions: Sequence[Mapping[str, Any]], theories: Sequence[str],
@@ -110,7 +107,10 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
         return "no runs"
     mark = MARK[c.verdict]
     if c.line == "length_generalization":
-        return f"{mark} (best {c.best_config})" if c.best_config else mark
+        if not c.best_config:
+            return mark
+        low = min(a.mean for a in c.by_config[c.best_config].values())
+        return f"{mark} (best {c.best_config}, lowest bin {low:.2f})"
     if c.by_n:
         accs = ", ".join(f"{n}:{a.mean:.2f}" for n, a in sorted(c.by_n.items()))
         return f"{mark} [{accs}]"

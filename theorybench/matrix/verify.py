@@ -13,10 +13,15 @@ from .empirical import Thresholds
 from .report import build_report, write_report
 
 LINES = ("in_distribution", "length_generalization")
+#: verify's full predictions (with evidence); the report's predictions.json is the table.
+EVIDENCE_FILE = "predictions-evidence.json"
 
 
 def load_predictions(path: str | Path) -> list[dict[str, Any]]:
     """Predictions saved by ``theorybench predict --format json``."""
+    if Path(path).is_dir():
+        raise StoreError(f"predictions file {path} is a folder; give the JSON file written by "
+                         "`theorybench predict --format json`")
     try:
         data = json.loads(Path(path).read_text())
     except FileNotFoundError:
@@ -47,14 +52,43 @@ def derive_predictions(max_n: int = 12, seed: int = 0, progress: bool = True,
 
 
 def store_records(db: str | Path, must_exist: bool = False) -> list[Any]:
+    """The store's records; a missing or empty (0-byte) file has none and is not created."""
     from ..experiments.store import ResultsStore
 
-    if not Path(db).exists():
+    path = Path(db)
+    if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         if must_exist:
             raise StoreError(f"results store {db} does not exist; produce one with "
                              "`theorybench verify --profile smoke` or `theorybench run ...`")
         return []
-    return ResultsStore(db).records()
+    store = ResultsStore(db)
+    try:
+        return store.records()
+    finally:
+        store.close()
+
+
+def check_paths(out: str | Path, db: str | Path) -> None:
+    """Refuse an --out that is a file and a --db that is not a results store, before any work."""
+    from ..experiments.store import ResultsStore
+
+    if Path(out).exists() and not Path(out).is_dir():
+        raise StoreError(f"--out {out} is a file; give a folder for the report")
+    path = Path(db)
+    if path.is_dir():
+        raise StoreError(f"--db {db} is a folder; give a file path for the results store")
+    if path.exists() and path.stat().st_size > 0:
+        ResultsStore(db).close()  # raises StoreError for a foreign or incompatible file
+
+
+def describe_sweep(summary: dict[str, Any]) -> str:
+    """One readable line for a sweep's summary."""
+    text = (f"{summary.get('ran', 0)} run(s) trained ({summary.get('done', 0)} done, "
+            f"{summary.get('failed', 0)} failed), {summary.get('skipped_done', 0)} already "
+            f"done")
+    if summary.get("skipped_failed"):
+        text += f", {summary['skipped_failed']} failed earlier (use --retry-failed)"
+    return text
 
 
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
@@ -72,20 +106,24 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
 
     ``theories`` / ``tasks`` restrict the predictions (default: all); the experiments are
     the profile's."""
+    from ..experiments.profiles import get_profile
     from ..experiments.sweep import run_sweep
 
+    get_profile(profile)
+    check_paths(out, db)
     t0 = time.time()
     log(f"[1/3] deriving predictions (max exact n = {max_n})")
     preds = derive_predictions(max_n=max_n, seed=seed, progress=progress,
                                theories=theories, tasks=tasks)
     Path(out).mkdir(parents=True, exist_ok=True)
-    (Path(out) / "predictions.json").write_text(json.dumps(preds, indent=2, default=str))
-    log(f"      {len(preds)} predictions in {time.time() - t0:.0f} s")
+    (Path(out) / EVIDENCE_FILE).write_text(json.dumps(preds, indent=2, default=str))
+    log(f"      {len(preds)} predictions in {time.time() - t0:.0f} s "
+        f"(with their evidence in {Path(out) / EVIDENCE_FILE})")
     for i, line in enumerate(LINES, 2):
         t1 = time.time()
         log(f"[{i}/3] {line} experiments, profile {profile!r}, store {db}")
         summary = run_sweep(line, profile=profile, db=str(db), progress=progress)
-        log(f"      {summary} in {time.time() - t1:.0f} s")
+        log(f"      {describe_sweep(summary)} in {time.time() - t1:.0f} s")
     files = report(out, db, preds, thresholds)
     log(f"report written to {Path(out) / 'index.html'} ({time.time() - t0:.0f} s in all)")
     return files
