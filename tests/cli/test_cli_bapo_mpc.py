@@ -59,3 +59,35 @@ def test_bad_inputs_exit_2(capsys):
                        "--instances")):
         rc, _, err = run(capsys, *argv)
         assert rc == 2 and msg in err and "Traceback" not in err
+
+
+def test_mpc_range_checked_up_front(capsys):
+    # reach_undirected accepts n <= 1022: the powers of two above are skipped with one note
+    rc, out, err = run(capsys, "mpc", "rounds", "reach_undirected", "--n", "64..4096",
+                       "--instances", "1", "--format", "json")
+    assert rc == 0 and [r["n"] for r in json.loads(out)] == [64, 128, 256, 512]
+    assert err.count("note:") == 1 and "1024, 2048, 4096" in err
+    rc, out, err = run(capsys, "mpc", "rounds", "reach_undirected", "--n", "2048..4096")
+    assert rc == 2 and out == "" and "no n of the range is valid" in err
+
+
+def test_mpc_algorithm_limit_skips_before_work(capsys):
+    from theorybench import tasks
+    from theorybench.theories.mpc.algorithms import limit_reason
+    from theorybench.theories.mpc.simulator import MPC
+    t = tasks.get("reach_directed", n=64)
+    # independent oracle of the layout: V nodes in blocks of s on the machines
+    for c in (0.01, 4.0):
+        m = MPC(t.decision_view()[0].length, delta=0.5, c=c)
+        fits = -(-t.V // m.s) <= m.machines
+        assert (limit_reason(t, 0.5, c) is None) == fits
+
+
+def test_bapo_ranges_skip_invalid_n(capsys):
+    rc, out, err = run(capsys, "bapo", "bandwidth", "majority", "--n", "4..8", "--format", "json")
+    assert rc == 0 and sorted({r["n"] for r in json.loads(out)}) == [5, 7]
+    assert "skipping n=4, 6, 8" in err
+    rc, out, err = run(capsys, "bapo", "bandwidth", "parity", "--n", "4..12", "--limit", "600",
+                       "--format", "json")
+    assert rc == 0 and sorted({r["n"] for r in json.loads(out)}) == [4, 5, 6, 7, 8, 9]
+    assert "--limit" in err

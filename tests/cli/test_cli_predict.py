@@ -49,7 +49,7 @@ def test_predict_csv_and_json(capsys):
     (["explain", "nope", "parity"], "unknown theory 'nope'"),
     (["explain", "sensitivity", "nope"], "known tasks:"),
     (["sensitivity", "nope"], "unknown task 'nope'"),
-    (["sensitivity", "majority", "--n", "4..6"], "majority needs odd n"),
+    (["sensitivity", "majority", "--n", "4,6"], "majority needs odd n"),
     (["sensitivity", "parity", "--n", "9..3"], "empty range"),
     (["sensitivity", "parity", "--n", "23", "--method", "exact"], "--method monte_carlo"),
     (["sensitivity", "parity", "--n", "4", "--param", "k"], "NAME=VALUE"),

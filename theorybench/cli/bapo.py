@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import TaskParameterError
+from ._ranges import usable_ns
 from .common import parse_params, parse_range, print_json, print_table
 
 
@@ -13,8 +14,15 @@ def _df(task: str, n: int, params):
 
 def _bandwidth(args) -> int:
     from ..theories.communication import bits, one_way_cc
+    def too_big(n):
+        size = _df(args.task, n, args.param).space_size()
+        if size > args.limit:
+            return (f"{size:,} inputs exceed --limit {args.limit:,}; use a smaller n or raise "
+                    f"--limit if memory allows")
+        return None
+
     rows = []
-    for n in parse_range(args.n):
+    for n in _ns(args, too_big):
         a, table = one_way_cc(_df(args.task, n, args.param), limit=args.limit)
         for k, r in table.items():
             rows.append({"n": n, "split": k, "rows": r, "bits": bits(r)})
@@ -25,6 +33,13 @@ def _bandwidth(args) -> int:
         print_table([[r["n"], r["split"], r["rows"], r["bits"]] for r in rows if
                      args.splits or r["split"] == "max"], ["n", "split", "rows", "bits (b=0 a)"])
     return 0
+
+
+def _ns(args, extra) -> list[int]:
+    """The n of --n the task accepts and ``extra`` does not refuse, checked before any work
+    (the others are skipped with a note)."""
+    return usable_ns(args.task, parse_range(args.n), parse_params(args.param), text=args.n,
+                     extra=extra)
 
 
 def _one_n(text: str) -> int:
@@ -55,14 +70,18 @@ def _verify(args) -> int:
     from ..theories.bapo.library import protocols_for, row_class_protocol
     from ..theories.bapo.verify import verify
     import numpy as np
+    def no_protocol(n):
+        df = _df(args.task, n, args.param)
+        if not protocols_for(df) and df.space_size() > (1 << 20):
+            return (f"no library protocol for {args.task}, and n={n} is too large for the exact "
+                    f"row-class protocol; use a smaller n")
+        return None
+
     out = []
-    for n in parse_range(args.n):
+    for n in _ns(args, no_protocol):
         df = _df(args.task, n, args.param)
         protos = protocols_for(df)
         if not protos:
-            if df.space_size() > (1 << 20):
-                raise TaskParameterError(f"no library protocol for {args.task}, and n={n} is too "
-                                         f"large for the exact row-class protocol; use a smaller n")
             protos = [row_class_protocol(df)]
         for p in protos:
             r = verify(p, df, rng=np.random.default_rng(args.seed))

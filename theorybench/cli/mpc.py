@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._ranges import usable_ns
 from .common import parse_params, parse_range, print_json, print_table
 
 
@@ -30,7 +31,8 @@ def parse_ns(text: str) -> list[int]:
 
 def _rounds(args) -> int:
     from .. import tasks
-    from ..theories.mpc.algorithms import ALGORITHMS, measure
+    from ..theories.mpc.algorithms import ALGORITHMS, limit_reason, measure
+    from ..theories.mpc.simulator import MPC
     from ..errors import TaskParameterError
     if args.task not in ALGORITHMS:
         tasks.family(args.task)
@@ -40,10 +42,16 @@ def _rounds(args) -> int:
         raise TaskParameterError(f"--c {args.c}: the memory constant must be > 0 (s = c N^delta)")
     if args.instances < 1:
         raise TaskParameterError(f"--instances {args.instances}: run at least 1 instance per n")
+    MPC(1, delta=args.delta, c=args.c)  # a bad --delta fails here, before any work
+    params = parse_params(args.param)
+    # every n of the range is checked before any run: the task must accept it and the
+    # algorithm must fit the simulator; the others are skipped with one note
+    ns = usable_ns(args.task, parse_ns(args.n), params, text=args.n, extra=lambda n: limit_reason(
+        tasks.get(args.task, n=n, **params), args.delta, args.c))
     rng = np.random.default_rng(args.seed)
     rows = []
-    for n in parse_ns(args.n):
-        t = tasks.get(args.task, n=n, **parse_params(args.param))
+    for n in ns:
+        t = tasks.get(args.task, n=n, **params)
         r = measure(t, rng, args.delta, args.instances, c=args.c)
         rows.append({"n": n, "N": r["N"], "delta": args.delta, "s": r["s"],
                      "machines": r["machines"], "rounds": r["rounds"],

@@ -14,7 +14,8 @@ import numpy as np
 from .. import tasks
 from ..tasks.base import MAX_ENUMERATE
 from ..theories.growth import classify_growth
-from ..theories.sensitivity import METHODS, VARIANTS, average_sensitivity
+from ..theories.sensitivity import METHODS, VARIANTS, average_sensitivity, check_options
+from ._ranges import usable_ns
 from .common import parse_params, parse_range, print_json, print_table
 
 
@@ -48,8 +49,11 @@ def register(sub) -> None:
 
 def cmd_sensitivity(args) -> int:
     fam = tasks.family(args.task)
-    ns = parse_range(args.n) if args.n else list(fam.analysis_ns)
     params = parse_params(args.param)
+    check_options(args.distribution, args.method, args.variant, args.samples, args.confidence)
+    ns = parse_range(args.n) if args.n else list(fam.analysis_ns)
+    # an n the task refuses (majority: odd n only) is skipped with a note, not fatal
+    ns = usable_ns(args.task, ns, params, text=args.n or "")
     rng = np.random.default_rng(args.seed)
     results = []
     for n in ns:

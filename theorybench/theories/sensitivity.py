@@ -107,7 +107,7 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
     Carlo with ``samples`` draws beyond, and always under ``distribution="task"`` (the
     task's sampler is the only description of that distribution we have).
     """
-    _check_args(distribution, method, variant, samples, confidence)
+    check_options(distribution, method, variant, samples, confidence)
     size = df.space_size()
     if method == "auto":
         if distribution == "task" or size > exact_limit:
@@ -216,7 +216,10 @@ def total_influence_fourier(table: np.ndarray) -> float:
 
 # ---- exact ---------------------------------------------------------------------------
 
-def _check_args(distribution, method, variant, samples, confidence):
+def check_options(distribution: str, method: str, variant: str, samples: int,
+                  confidence: float) -> None:
+    """:class:`TaskParameterError` unless the options of :func:`average_sensitivity` are
+    valid (callers check before any work)."""
     if distribution not in DISTRIBUTIONS:
         raise TaskParameterError(f"distribution {distribution!r} is not one of "
                                  f"{', '.join(DISTRIBUTIONS)}")
@@ -423,6 +426,6 @@ def _monte_carlo(df, distribution, samples, rng, confidence, variant) -> Sensiti
                              confidence=confidence)
 
 
-__all__ = ["SensitivityResult", "average_sensitivity", "model_sensitivity", "sensitivity_by_n",
+__all__ = ["SensitivityResult", "average_sensitivity", "check_options", "model_sensitivity", "sensitivity_by_n",
            "fwht", "popcount", "total_influence_fourier", "METHODS", "DISTRIBUTIONS",
            "VARIANTS"]

@@ -255,6 +255,21 @@ def run_algorithm(task, x: np.ndarray, delta: float = 0.5, c: float = C_DEFAULT,
     return fn(task, np.asarray(x, dtype=np.int64), mpc), mpc
 
 
+def limit_reason(task, delta: float = 0.5, c: float = C_DEFAULT) -> str | None:
+    """Why the family's algorithm cannot run on ``task`` with these (delta, c), or None:
+    checked before any run (the simulator's machine and memory sizes, and label
+    propagation's one-node-block-per-machine layout)."""
+    if task.name not in ALGORITHMS:
+        return f"no MPC algorithm for {task.name}"
+    N = int(task.decision_view()[0].length)
+    mpc = MPC(N, delta=delta, c=c)  # TaskParameterError for a bad delta / N
+    if ALGORITHMS[task.name][1] is label_propagation:
+        if math.ceil(task.V / mpc.s) > mpc.machines:
+            return (f"{task.V} nodes do not fit on {mpc.machines} machines of {mpc.s} words "
+                    f"(N={N}, delta={delta}, c={c}); raise --c or --delta")
+    return None
+
+
 def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int = 4,
             c: float = C_DEFAULT) -> dict:
     """Run on ``instances`` sampled inputs; check each against the task's reference."""
@@ -276,4 +291,4 @@ def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int =
             "checked": len(x), "wrong": wrong}
 
 
-__all__ = ["ALGORITHMS", "run_algorithm", "measure", "tree_reduce", "broadcast"]
+__all__ = ["ALGORITHMS", "run_algorithm", "measure", "limit_reason", "tree_reduce", "broadcast"]
