@@ -33,18 +33,27 @@ def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
 
 def parse_range(text: str, what: str = "--n") -> list[int]:
     """``"4..20"`` -> 4..20 inclusive, ``"4..20:2"`` with step, ``"8,16,32"`` a list."""
+    lo = hi = step = None
     try:
         if ".." in text:
-            lo, _, rest = text.partition("..")
-            hi, _, step = rest.partition(":")
-            values = list(range(int(lo), int(hi) + 1, int(step) if step else 1))
+            a, _, rest = text.partition("..")
+            b, _, c = rest.partition(":")
+            lo, hi, step = int(a), int(b), int(c) if c else 1
         else:
             values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise TaskParameterError(
             f"{what} {text!r} is not a range: use A..B, A..B:STEP or a list A,B,C") from None
+    if step is not None:
+        if step < 1:
+            raise TaskParameterError(f"{what} {text!r}: the step must be positive "
+                                     f"(A..B:STEP with STEP >= 1), got {step}")
+        if lo > hi:
+            raise TaskParameterError(f"{what} {text!r} is an empty range: the lower end "
+                                     f"{lo} is above the upper end {hi}")
+        values = list(range(lo, hi + 1, step))
     if not values:
-        raise TaskParameterError(f"{what} {text!r} is an empty range (is the lower end above the upper?)")
+        raise TaskParameterError(f"{what} {text!r} is empty: give at least one n")
     return values
 
 
