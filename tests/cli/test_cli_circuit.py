@@ -66,3 +66,12 @@ def test_synth_timeout_is_unknown_exit_3(capsys):
     code, out, _ = run(capsys, "circuit", "synth", "majority", "--n", "7", "--depth", "2",
                        "--max-size", "40", "--timeout", "0.3")
     assert code == 3 and "unknown" in out
+
+
+def test_unwritable_dot_is_a_config_error(capsys, tmp_path):
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    code, _, err = run(capsys, "circuit", "build", "parity", "--n", "4", "--dot",
+                       str(blocker / "c.dot"))
+    assert code == 2 and "--dot" in err and "cannot be written" in err
+    assert "Traceback" not in err

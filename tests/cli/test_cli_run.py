@@ -96,3 +96,64 @@ def test_more_bad_input(tmp_path, capsys, argv, message):
     assert main(["run", "in-distribution", "--db", str(tmp_path / "x.sqlite")] + argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--executor", "slurm"], "unknown executor 'slurm'"),
+    (["--threads", "0"], "--threads must be >= 1"),
+    (["--device", "tpu"], "unknown device 'tpu'"),
+])
+def test_dry_run_checks_the_options_of_a_real_run(tmp_path, capsys, argv, message):
+    assert main(["run", "in-distribution", "--tasks", "any", "--dry-run"] + argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_dry_run_json_and_seed_column(capsys):
+    assert main(["run", "in-distribution", "--tasks", "parity", "--seeds", "0", "3",
+                 "--dry-run"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split()
+    assert header[-1] == "seed"
+    assert main(["run", "in-distribution", "--tasks", "parity", "--seeds", "0", "3",
+                 "--dry-run", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["runs"] == len(data["grid"])
+    assert sorted({r["seed"] for r in data["grid"]}) == [0, 3]
+    assert {r["task"] for r in data["grid"]} == {"parity"}
+
+
+def test_unwritable_output_and_checkpoints_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")  # a path under a regular file cannot be created
+    db = str(tmp_path / "r.sqlite")
+    assert main(["run", "in-distribution", "--tasks", "any", "--db", db,
+                 "--checkpoints", str(blocker / "ck")]) == 2
+    err = capsys.readouterr().err
+    assert "--checkpoints" in err and "cannot be created" in err and "Traceback" not in err
+    assert not (tmp_path / "r.sqlite").exists()  # refused before any work
+    assert main(["run", "in-distribution", "--tasks", "any", "--dry-run",
+                 "--checkpoints", str(blocker / "ck")]) == 2
+    assert "--checkpoints" in capsys.readouterr().err
+    from theorybench.experiments.store import ResultsStore
+    ResultsStore(db).close()
+    assert main(["export", "--db", db, "--output", str(blocker / "x.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "--output" in err and "cannot be written" in err and "Traceback" not in err
+
+
+def test_dry_run_creates_no_checkpoint_directory(tmp_path, capsys):
+    ck = tmp_path / "a" / "b"
+    assert main(["run", "in-distribution", "--tasks", "any", "--dry-run",
+                 "--checkpoints", str(ck)]) == 0
+    assert not (tmp_path / "a").exists()
+
+
+def test_save_checkpoint_unwritable_is_config_error(tmp_path):
+    from theorybench.errors import ConfigError
+    from theorybench.experiments.checkpoint import save_checkpoint
+    from theorybench.experiments.model import ModelConfig, Transformer
+    blocker = tmp_path / "f"
+    blocker.write_text("x")
+    model = Transformer(ModelConfig(vocab_size=3, num_labels=2, layers=1, width=8))
+    with pytest.raises(ConfigError, match="cannot be written"):
+        save_checkpoint(blocker / "ck", "k", model)

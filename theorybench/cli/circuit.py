@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ..errors import TaskParameterError, TheoryError
+from ..errors import ConfigError, TaskParameterError
 from .common import add_task_args, parse_params, print_table
 
 EXIT_UNKNOWN = 3
@@ -61,7 +61,7 @@ def cmd_build(args) -> int:
             with open(args.dot, "w") as fh:
                 fh.write(c.to_dot())
         except OSError as exc:
-            raise TheoryError(f"cannot write --dot file {args.dot!r}: {exc.strerror}") from None
+            raise ConfigError(f"--dot {args.dot} cannot be written: {exc.strerror or exc}") from None
     info = {"task": task.spec(), "view": built.df.name, "builder": built.builder.to_dict(),
             **c.summary(), "input_bits": built.encoding.n_bits,
             "verified_on": chk.checked, "exhaustive": chk.exhaustive, "errors": chk.errors,

@@ -56,8 +56,60 @@ def _open(db):
     return ResultsStore(db)
 
 
+def check_options(args) -> None:
+    """The option checks of a real run (run_sweep's), so that a dry run refuses the same
+    --workers / --executor / --address / --threads / --device, and --checkpoints must be a
+    directory that can be written, before any work."""
+    from ..errors import ConfigError
+    from ..experiments.executors import get_executor
+    from ..experiments.trainer import pick_device
+    if args.workers < 1:
+        raise ConfigError(f"--workers must be >= 1, got {args.workers}")
+    get_executor(args.executor)  # unknown executor (or ray not installed) refused
+    if args.executor == "inprocess" and args.workers > 1:
+        raise ConfigError(f"--workers {args.workers} needs a parallel executor: add --executor "
+                          f"pool (local processes) or --executor ray")
+    if args.address and args.executor != "ray":
+        raise ConfigError("--address is the address of a Ray cluster; add --executor ray")
+    if args.threads is not None and args.threads < 1:
+        raise ConfigError(f"--threads must be >= 1, got {args.threads}")
+    pick_device(args.device)  # unknown device, or cuda without a GPU, refused
+    if args.checkpoints:
+        _check_writable_dir(args.checkpoints, "--checkpoints", create=not args.dry_run)
+
+
+def _check_writable_dir(path: str, what: str, create: bool) -> None:
+    """ConfigError unless ``path`` is (or can be made) a writable directory. A dry run
+    (``create`` False) removes again the directories it made to find out."""
+    import os
+    from pathlib import Path
+
+    from ..errors import ConfigError
+    p = Path(path)
+    missing = []
+    probe = p
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: the directory cannot be created "
+                          f"({exc.strerror or exc})") from None
+    finally:
+        if not create:
+            for d in missing:  # deepest first
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+    if not os.access(probe if not create else p, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what} {path}: the directory is not writable (permission denied)")
+
+
 def cmd_run(args) -> int:
     from ..experiments.sweep import run_sweep
+    check_options(args)
     if args.dry_run:
         return dry_run(args)
     summary = run_sweep(args.line, tasks=args.tasks, profile=args.profile, db=args.db,
@@ -84,15 +136,27 @@ def dry_run(args) -> int:
     profile = get_profile(args.profile)
     specs = expand(line, profile, args.tasks, args.seeds)
     rows: dict = {}
+    runs: list = []
     for s in specs:
         what = f"n={s.n}" if s.n is not None else f"train<={s.train_max_len}"
         cfg = f"{s.size}/{s.encoding}" + (f" train_size={s.train_size}" if s.train_size else "")
         row = rows.setdefault((s.task, str(s.param_dict or "")), [set(), set(), set()])
         row[0].add(what), row[1].add(cfg), row[2].add(s.seed)
-    print_table([(t, p, " ".join(sorted(r[0], key=lambda w: int(w.split("=")[-1]))),
-                  len(r[1]), " ".join(map(str, sorted(r[2])))) for (t, p), r in rows.items()],
-                ("task", "params", "sizes", "configs", "seeds"))
+        runs.append({"key": s.key, "task": s.task, "params": s.param_dict or {}, "n": s.n,
+                     "train_max_len": s.train_max_len, "size": s.size, "encoding": s.encoding,
+                     "train_size": s.train_size, "seed": s.seed})
     t = profile.in_training if line == "in_distribution" else profile.lg_training
+    if args.json:
+        print_json({"line": line, "profile": profile.name, "runs": len(specs),
+                    "expected_time": profile.expected_time,
+                    "training": {"steps": t.steps, "batch_size": t.batch_size, "lr": t.lr,
+                                 "target": t.target},
+                    "grid": runs})
+        return 0
+    # "seed" lists the seed values each row runs with (e.g. "0" is seed 0, not zero seeds)
+    print_table([(t_, p, " ".join(sorted(r[0], key=lambda w: int(w.split("=")[-1]))),
+                  len(r[1]), " ".join(map(str, sorted(r[2])))) for (t_, p), r in rows.items()],
+                ("task", "params", "sizes", "configs", "seed"))
     print(f"\n{len(specs)} runs; profile {profile.name}: {profile.description}; training "
           f"{t.steps} steps max, batch {t.batch_size}, lr {t.lr}, target {t.target}; "
           f"expected time: {profile.expected_time}")
@@ -120,8 +184,13 @@ def cmd_export(args) -> int:
     with _open(args.db) as store:
         text = store.export(args.format)
     if args.output:
-        with open(args.output, "w") as fh:
-            fh.write(text)
+        from ..errors import ConfigError
+        try:
+            with open(args.output, "w") as fh:
+                fh.write(text)
+        except OSError as exc:
+            raise ConfigError(f"--output {args.output} cannot be written: "
+                              f"{exc.strerror or exc}") from None
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)

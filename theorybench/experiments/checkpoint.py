@@ -21,13 +21,17 @@ def save_checkpoint(directory: str | os.PathLike, key: str, model: Transformer,
                     extra: dict | None = None) -> Path:
     """Write the weights and config of ``model``; returns the ``.pt`` path."""
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     weights = d / f"{key}.pt"
-    tmp = weights.with_suffix(".pt.tmp")
-    torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, tmp)
-    os.replace(tmp, weights)
-    meta = {"config": model.cfg.to_dict(), **(extra or {})}
-    (d / f"{key}.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str))
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        tmp = weights.with_suffix(".pt.tmp")
+        torch.save({k: v.detach().cpu() for k, v in model.state_dict().items()}, tmp)
+        os.replace(tmp, weights)
+        meta = {"config": model.cfg.to_dict(), **(extra or {})}
+        (d / f"{key}.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str))
+    except OSError as exc:
+        raise ConfigError(f"checkpoint directory {directory} cannot be written: "
+                          f"{exc.strerror or exc}") from None
     return weights
 
 
