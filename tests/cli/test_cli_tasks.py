@@ -157,3 +157,26 @@ def test_sample_is_deterministic_and_seeded(capsys):
 def test_label(capsys, argv, expected):
     assert main(argv) == 0
     assert capsys.readouterr().out.strip() == expected
+
+
+def test_no_user_facing_string_cites_theory_md():
+    """THEORY.md is not shipped: messages, help and parameter descriptions must stand alone
+    (docstrings may cite it; the reduction doc paragraph reaches users, so it may not)."""
+    import ast
+    import pathlib
+
+    import theorybench
+    from theorybench.theories.crasp.flipflop import FLIP_FLOP_TO_KHOP
+    hits = []
+    for f in pathlib.Path(theorybench.__file__).parent.rglob("*.py"):
+        tree = ast.parse(f.read_text())
+        docs = {id(n.body[0].value) for n in ast.walk(tree)
+                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and n.body and isinstance(n.body[0], ast.Expr)
+                and isinstance(n.body[0].value, ast.Constant)}
+        hits += [f"{f.name}:{n.lineno}" for n in ast.walk(tree)
+                 if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 and "THEORY.md" in n.value and id(n) not in docs]
+    assert hits == []
+    assert "THEORY.md" not in FLIP_FLOP_TO_KHOP.doc
+    assert "THEORY.md" not in " ".join(p.describe() for p in tasks.family("khop").params)

@@ -323,7 +323,7 @@ class CRASPTheory(Theory):
               "witness": witness,
               "theorem": ("regular languages whose syntactic monoid is not aperiodic (e.g. "
                           "periodic ones such as (aa)* and Parity) are not in C-RASP "
-                          f"(THEORY.md section 4; {HUANG25}; {YV})")}
+                          f"({HUANG25}; {YV})")}
         return self.prediction(
             family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
             f"{family} ({label}) is regular ({res.dfa.size}-state automaton checked on all "
@@ -370,7 +370,7 @@ class CRASPTheory(Theory):
             f"({excess['formula']}) "
             f"({prof['method']}, n = {ns[0]}..{ns[-1]}); a C-RASP program with P "
             f"counts sends O(P log n) bits, so P >= {p_min[-1]} at n={ns[-1]} and P must grow "
-            f"with n (THEORY.md section 4)")
+            f"with n")
 
     @rule("reduction from flip-flop", Basis.REDUCTION)
     def from_flip_flop(self, family: str, ctx: Context):
@@ -387,7 +387,7 @@ class CRASPTheory(Theory):
         ms = list(range(1, max(2, min(ctx.max_n // 2, 7)) + 1))
         chk = red.check(ms, rng=np.random.default_rng(ctx.seed))
         ev = {"reduction": chk.to_dict(), "doc": red.doc,
-              "theorem": f"flip-flop is not in C-RASP (THEORY.md section 4); C-RASP is closed "
+              "theorem": f"flip-flop is not in C-RASP ({HUANG25}; {YV}); C-RASP is closed "
                          f"under inverse homomorphisms and quotients ({YV})"}
         if not chk.ok:
             return RuleSkip(f"the flip-flop reduction failed its check: {chk.counterexample}", ev)

@@ -47,7 +47,7 @@ class KHop(Task):
                "repeats), X at find^k(i), or _ if none")
     params = (
         Param("n", int, 16, "sequence length", minimum=1, maximum=1 << 14),
-        Param("k", int, 1, "number of hops (THEORY.md uses 1, 2, 3)", minimum=1, maximum=16),
+        Param("k", int, 1, "number of hops (the suite studies k = 1, 2, 3)", minimum=1, maximum=16),
         Param("alphabet", int, 4, "alphabet size |Sigma| (letters a, b, ...)",
               minimum=2, maximum=26),
     )

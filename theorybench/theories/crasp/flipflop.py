@@ -1,9 +1,9 @@
 """The flip-flop language and its checked reduction to 1-hop induction (khop, k = 1).
 
-Flip-flop (THEORY.md section 4): words over {s0, s1, r} (ids 0, 1, 2) whose last
+Flip-flop: words over {s0, s1, r} (ids 0, 1, 2) whose last
 set-letter is s1 (a word with no set-letter is rejected). Its syntactic monoid is U_2
-(the flip-flop monoid), and it is not in C-RASP (THEORY.md section 4, citing Huang et al.,
-ICLR 2025 and Yang, Veseli et al.; check the exact statement before quoting a number).
+(the flip-flop monoid), and it is not in C-RASP (Huang et al., ICLR 2025;
+Yang, Veseli et al.; check the exact statement before quoting a number).
 
 The reduction maps a word w of length m to the k-hop input
     h(s0 w) a      with h(s0) = "a b", h(s1) = "a c", h(r) = "d c"
