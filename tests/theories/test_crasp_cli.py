@@ -147,3 +147,17 @@ def test_bad_inputs_exit_2_with_a_reason(tmp_path, capsys):
         rc, out, err = _run(argv, capsys)
         assert rc == 2 and needle in err and "Traceback" not in err, (argv, err)
         assert out == ""  # nothing is run before the input is refused
+
+
+def test_lint_count_output_at_the_last_definition(tmp_path, capsys):
+    from theorybench.theories.crasp.validate import lint
+    text = '// header\n\nones = # "1"\n  total = ones + 1\n'
+    probs = lint(text)
+    assert [(p.line, p.column) for p in probs] == [(4, 3)] and "count" in probs[0].message
+    # the last definition repeats a name: one problem, at that line, not at line 1
+    probs = lint('x = # "1"\ny = x > 0\nx = # "0"\n')
+    assert [p.line for p in probs] == [3] and "defined twice" in probs[0].message
+    f = tmp_path / "c.cr"
+    f.write_text(text)
+    rc, _, err = _run(["crasp", "lint", str(f)], capsys)
+    assert rc == 2 and f"{f}:4:3:" in err

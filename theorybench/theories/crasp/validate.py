@@ -238,9 +238,13 @@ def analyse(program: A.Program, alphabet=None, require_bool_output: bool = True)
     for name in order:
         types[name] = infer(defs[name].expr)
     out = program.output
-    if require_bool_output and out is not None and types.get(out) == COUNT:
+    last = program.definitions[-1] if program.definitions else None
+    # the output is the LAST definition: report it there (when its name repeats an earlier
+    # one, that line already has the "defined twice" problem and its type is not known)
+    if (require_bool_output and out is not None and defs.get(out) is last
+            and types.get(out) == COUNT):
         probs.append(_prob(f"the output {out} (the last definition) is a count; it must be "
-                           f"Boolean, e.g. {out}_pos = {out} > 0", defs[out]))
+                           f"Boolean, e.g. {out}_pos = {out} > 0", last))
     probs.sort(key=lambda p: (p.line or 0, p.column or 0))
     if probs:
         return probs, None
