@@ -22,14 +22,18 @@ COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insuffic
            None: "#ffffff"}
 
 
+def _save(fig, path: Path) -> Path:
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def _placeholder(path: Path, title: str, message: str) -> Path:
     fig, ax = plt.subplots(figsize=(7, 2.5))
     ax.set_axis_off()
     ax.set_title(title)
     ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequence[str],
@@ -69,9 +73,7 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
     ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown; "
                  f"* conditional, ~ conjectured{ref_txt})\nEmpirical cells: E/H verdict, "
                  f"- too few runs, n/a no runs of that line for the task", fontsize=9)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell], target: float) -> Path:
@@ -100,9 +102,7 @@ def accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell], target: float)
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7, ncol=3, loc="lower left")
     ax.set_title("In-distribution accuracy versus n")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], threshold: float) -> Path:
@@ -133,9 +133,7 @@ def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], thresh
     fig.suptitle("Length generalization: accuracy by input-length bin, per model size/encoding",
                  fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
@@ -159,6 +157,4 @@ def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     ax.set_ylabel("smallest training set reaching the target (x: none did)")
     ax.legend(fontsize=7, ncol=2)
     ax.set_title("Sample complexity versus n")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, path)
