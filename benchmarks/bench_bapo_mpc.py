@@ -12,11 +12,11 @@ import time
 import numpy as np
 
 from theorybench import tasks
-from theorybench.theories.bapo.frontier import frontier, solve_point
-from theorybench.theories.communication import one_way_cc
-from theorybench.theories.mpc.algorithms import run_algorithm, tree_reduce
-from theorybench.theories.mpc.scan import add, tree_scan
-from theorybench.theories.mpc.simulator import MPC
+from theorybench.formal.bapo.frontier import frontier, solve_point
+from theorybench.formal.communication import one_way_cc
+from theorybench.formal.mpc.algorithms import run_algorithm, tree_reduce
+from theorybench.formal.mpc.scan import add, tree_scan
+from theorybench.formal.mpc.simulator import MPC
 
 
 def timed(label, fn):

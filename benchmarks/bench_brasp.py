@@ -14,9 +14,9 @@ import time
 import numpy as np
 
 from theorybench import tasks
-from theorybench.theories.brasp.interp import run
-from theorybench.theories.brasp.naive import run_row
-from theorybench.theories.brasp.programs import khop_program
+from theorybench.formal.brasp.interp import run
+from theorybench.formal.brasp.naive import run_row
+from theorybench.formal.brasp.programs import khop_program
 
 
 def bench_interpreter(batch: int = 1024, length: int = 64, naive_rows: int = 8) -> None:
@@ -52,8 +52,8 @@ def bench_theories() -> None:
 
 
 def bench_learning() -> None:
-    from theorybench.theories.automata import learn_view
-    from theorybench.theories.language import language_view
+    from theorybench.formal.automata import learn_view
+    from theorybench.formal.language import language_view
     for fam in ("parity", "majority", "dyck_bounded", "khop", "dyck"):
         t = time.perf_counter()
         res = learn_view(language_view(fam))

@@ -14,9 +14,9 @@ import time
 import numpy as np
 
 from theorybench import tasks
-from theorybench.theories.circuits import Circuit, evaluate_packed
-from theorybench.theories.circuits.builders import build
-from theorybench.theories.circuits.evaluate import pack_bits
+from theorybench.formal.circuits import Circuit, evaluate_packed
+from theorybench.formal.circuits.builders import build
+from theorybench.formal.circuits.evaluate import pack_bits
 
 
 def layered(rng, n_inputs, layers, width, fanin, kinds):

@@ -6,7 +6,7 @@
    and pure Python) and its time is scaled to the full batch; both are checked to agree
    on that subset.
 2. Exact one-way communication complexity (max over all 19 splits of the number of
-   distinct rows, :func:`theorybench.theories.communication.one_way_cc`) at n = 20,
+   distinct rows, :func:`theorybench.formal.communication.one_way_cc`) at n = 20,
    2^20 inputs, for several families (target: < 10 s each).
 3. The crasp theory over all task families (cold caches).
 
@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from theorybench.theories.crasp import Interpreter, naive_values, parse
+from theorybench.formal.crasp import Interpreter, naive_values, parse
 
 PROGRAMS = {
     "majority": '// alphabet: 0 1\nones = # "1"\nzeros = # "0"\nout = ones > zeros\n',
@@ -58,7 +58,7 @@ CC_FAMILIES = (("parity", {}), ("any", {}), ("sparse_parity", {}), ("dyck_bounde
 
 def bench_communication(n: int = 20) -> None:
     from theorybench import tasks
-    from theorybench.theories.communication import one_way_cc
+    from theorybench.formal.communication import one_way_cc
     print(f"exact one-way communication complexity at n = {n} (max over all splits):")
     for fam, params in CC_FAMILIES:
         df = tasks.get(fam, n=n, **params).decision_view()[0]
@@ -101,7 +101,7 @@ def main() -> None:
     bench_communication(args.cc_n)
     if not args.no_theory:
         from theorybench import tasks
-        from theorybench.theories.crasp_theory import CRASPTheory
+        from theorybench.theories.crasp import CRASPTheory
         th = CRASPTheory()
         t0 = time.perf_counter()
         for fam in tasks.families():

@@ -23,7 +23,7 @@ import numpy as np
 
 from theorybench import tasks
 from theorybench.tasks.base import DecisionFunction
-from theorybench.theories.sensitivity import average_sensitivity, popcount
+from theorybench.formal.sensitivity import average_sensitivity, popcount
 
 
 def best_of(fn, repeat=3):

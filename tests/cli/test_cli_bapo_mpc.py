@@ -73,8 +73,8 @@ def test_mpc_range_checked_up_front(capsys):
 
 def test_mpc_algorithm_limit_skips_before_work(capsys):
     from theorybench import tasks
-    from theorybench.theories.mpc.algorithms import limit_reason
-    from theorybench.theories.mpc.simulator import MPC
+    from theorybench.formal.mpc.algorithms import limit_reason
+    from theorybench.formal.mpc.simulator import MPC
     t = tasks.get("reach_directed", n=64)
     # independent oracle of the layout: V nodes in blocks of s on the machines
     for c in (0.01, 4.0):

@@ -166,7 +166,7 @@ def test_no_user_facing_string_cites_theory_md():
     import pathlib
 
     import theorybench
-    from theorybench.theories.crasp.flipflop import FLIP_FLOP_TO_KHOP
+    from theorybench.formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
     hits = []
     for f in pathlib.Path(theorybench.__file__).parent.rglob("*.py"):
         tree = ast.parse(f.read_text())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theorybench.theories.brasp import ast as A
+from theorybench.formal.brasp import ast as A
 
 SYMBOLS = ("a", "b", "q2")
 

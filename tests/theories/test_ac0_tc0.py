@@ -8,10 +8,10 @@ import pytest
 from theorybench import tasks
 from theorybench.theories.base import (Basis, Context, RuleSkip, Status, Verdict, check_json,
                                        to_jsonable)
-from theorybench.theories.circuits import hardness
-from theorybench.theories.circuits.rules import boppana_rule, construction_rule, reduction_rule
-from theorybench.theories.circuits.verify import construction_table
-from theorybench.theories.reductions import Reduction, task_problem
+from theorybench.formal.circuits import hardness
+from theorybench.theories._rules import boppana_rule, construction_rule, reduction_rule
+from theorybench.formal.circuits.verify import construction_table
+from theorybench.formal.reductions import Reduction, task_problem
 from theorybench.theories.registry import theory
 
 
@@ -150,9 +150,9 @@ def test_predictions_are_reproducible_and_serializable(ac0, tc0):
 
 
 def _fake_table(depths, sizes, errors=0):
-    from theorybench.theories.circuits.builders import builders_for
-    from theorybench.theories.circuits.verify import Check, ConstructionResult
-    from theorybench.theories.growth import classify_growth
+    from theorybench.formal.circuits.builders import builders_for
+    from theorybench.formal.circuits.verify import Check, ConstructionResult
+    from theorybench.formal.growth import classify_growth
     ns = [4, 8, 16, 32, 64][: len(depths)]
     checks = [Check(n=n, bits=n, depth=d, size=s, wires=2 * s, gate_counts={}, checked=16,
                     exhaustive=True, errors=errors if n == ns[-1] else 0)
@@ -170,7 +170,7 @@ def _fake_table(depths, sizes, errors=0):
 ])
 def test_construction_rule_skips_unless_verified_bounded_depth_polynomial_size(
         ac0, monkeypatch, table, reason):
-    from theorybench.theories.circuits import rules
+    from theorybench.theories import _rules as rules
     monkeypatch.setattr(rules, "construction_table", lambda *a, **k: table())
     out = construction_rule(ac0, "all", "ac0", Context())
     assert isinstance(out, RuleSkip) and reason in out.reason

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from theorybench.errors import ResourceLimitError, TaskParameterError, TheoryError
-from theorybench.theories.automata import (aperiodicity, from_table, learn_dfa, learn_view,
+from theorybench.formal.automata import (aperiodicity, from_table, learn_dfa, learn_view,
                                            quasi_aperiodicity, residual_counts,
                                            transition_monoid)
-from theorybench.theories.language import INVALID, LanguageView, is_language, language_view
+from theorybench.formal.language import INVALID, LanguageView, is_language, language_view
 
 
 class FuncView(LanguageView):
@@ -173,7 +173,7 @@ def test_bad_bounds():
 
 
 def test_restriction_of_dyck2_is_dyck1():
-    from theorybench.theories.language import SubView, restrictions
+    from theorybench.formal.language import SubView, restrictions
     full = language_view("dyck")
     assert full.k == 4
     subs = {s.alphabet: s for s in restrictions(full)}

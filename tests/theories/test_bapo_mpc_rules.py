@@ -4,7 +4,7 @@ import numpy as np
 
 from theorybench.theories.base import Basis, Context, Status, Verdict, check_json
 from theorybench.theories.registry import theory
-from theorybench.theories.mpc.cycles import double_cover_reduction
+from theorybench.formal.mpc.cycles import double_cover_reduction
 
 
 def pred(th, fam):

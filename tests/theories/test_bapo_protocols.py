@@ -5,10 +5,10 @@ import pytest
 
 from theorybench import tasks
 from theorybench.errors import EnumerationTooLarge, ResourceLimitError, VerificationError
-from theorybench.theories.bapo import Protocol, verify
-from theorybench.theories.bapo.frontier import frontier, solve_point
-from theorybench.theories.bapo.library import protocols_for, row_class_protocol
-from theorybench.theories.communication import one_way_cc
+from theorybench.formal.bapo import Protocol, verify
+from theorybench.formal.bapo.frontier import frontier, solve_point
+from theorybench.formal.bapo.library import protocols_for, row_class_protocol
+from theorybench.formal.communication import one_way_cc
 
 
 def df_of(name, **kw):
@@ -110,7 +110,7 @@ def test_sat_too_large_says_so():
 @pytest.mark.parametrize("n", [3, 5, 9, 15])
 def test_majority_protocol_has_theorem4_bandwidth(n):
     # Theorem 4 of Schnabel et al.: a (ceil(log2 n), 0)-BAPO; never below the exact b=0 optimum
-    from theorybench.theories.bapo.library import majority_protocol
+    from theorybench.formal.bapo.library import majority_protocol
     df = df_of("majority", n=n)
     p = majority_protocol(n)
     assert (p.a, p.b) == (int(np.ceil(np.log2(n))), 0)
@@ -125,7 +125,7 @@ def test_frontier_rejects_negative_bounds():
 
 def test_trivial_protocol_and_one_token_short():
     # the (0, L-1) attend-all protocol verifies; with b = L-2 the adversary withholds a token
-    from theorybench.theories.bapo.library import trivial_protocol
+    from theorybench.formal.bapo.library import trivial_protocol
     for name, n in (("binary_add", 2), ("reach_directed", 2)):
         df = df_of(name, n=n)
         p = trivial_protocol(df)

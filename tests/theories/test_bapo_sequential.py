@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 
 from theorybench import tasks
-from theorybench.theories.bapo import Protocol, verify
-from theorybench.theories.bapo.hardness import counting_graph, majority_to_reach
-from theorybench.theories.bapo.khop import khop_protocol
-from theorybench.theories.bapo.library import protocols_for
-from theorybench.theories.bapo.sequential import automaton_protocol, stack_protocol
+from theorybench.formal.bapo import Protocol, verify
+from theorybench.formal.bapo.hardness import counting_graph, majority_to_reach
+from theorybench.formal.bapo.khop import khop_protocol
+from theorybench.formal.bapo.library import protocols_for
+from theorybench.formal.bapo.sequential import automaton_protocol, stack_protocol
 from theorybench.theories.base import Basis, Context, Verdict
-from theorybench.theories.communication import one_way_cc
-from theorybench.theories.mpc.dyck import dyck_automaton
+from theorybench.formal.communication import one_way_cc
+from theorybench.formal.mpc.dyck import dyck_automaton
 from theorybench.theories.registry import theory
 
 

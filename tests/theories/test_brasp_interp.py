@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from theorybench.errors import TaskInputError
-from theorybench.theories.brasp import ast as A
-from theorybench.theories.brasp.interp import accept, run, token_position
-from theorybench.theories.brasp.naive import accept_row, run_row
-from theorybench.theories.brasp.parser import parse
-from theorybench.theories.brasp.trace import html_page, text_table
+from theorybench.formal.brasp import ast as A
+from theorybench.formal.brasp.interp import accept, run, token_position
+from theorybench.formal.brasp.naive import accept_row, run_row
+from theorybench.formal.brasp.parser import parse
+from theorybench.formal.brasp.trace import html_page, text_table
 
 sys.path.insert(0, os.path.dirname(__file__))
 from brasp_gen import rand_program, rand_words  # noqa: E402

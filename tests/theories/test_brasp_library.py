@@ -4,10 +4,10 @@ import pytest
 
 from theorybench import tasks
 from theorybench.errors import ProgramError, VerificationError
-from theorybench.theories.brasp import ast as A
-from theorybench.theories.brasp.check import check_program
-from theorybench.theories.brasp.parser import parse
-from theorybench.theories.brasp.programs import (for_task, index_program, khop_program, library,
+from theorybench.formal.brasp import ast as A
+from theorybench.formal.brasp.check import check_program
+from theorybench.formal.brasp.parser import parse
+from theorybench.formal.brasp.programs import (for_task, index_program, khop_program, library,
                                                  load_program, sparse_program)
 
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from theorybench.errors import ProgramError
-from theorybench.theories.brasp import ast as A
-from theorybench.theories.brasp import dsl as B
-from theorybench.theories.brasp.parser import parse, parse_lines
-from theorybench.theories.brasp.validate import problems
+from theorybench.formal.brasp import ast as A
+from theorybench.formal.brasp import dsl as B
+from theorybench.formal.brasp.parser import parse, parse_lines
+from theorybench.formal.brasp.validate import problems
 
 sys.path.insert(0, os.path.dirname(__file__))
 from brasp_gen import rand_program  # noqa: E402

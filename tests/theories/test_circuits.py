@@ -5,10 +5,10 @@ import pytest
 
 from theorybench import tasks
 from theorybench.errors import TheorybenchError
-from theorybench.theories.circuits import Circuit, CircuitError, evaluate, pack_bits, unpack_bits
-from theorybench.theories.circuits.builders import all_builders, build, builders_for
-from theorybench.theories.circuits.encoding import Encoding
-from theorybench.theories.circuits.verify import decode, verify
+from theorybench.formal.circuits import Circuit, CircuitError, evaluate, pack_bits, unpack_bits
+from theorybench.formal.circuits.builders import all_builders, build, builders_for
+from theorybench.formal.circuits.encoding import Encoding
+from theorybench.formal.circuits.verify import decode, verify
 
 
 # ---- an independent, naive recursive evaluator -------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 from theorybench import tasks
 from theorybench.errors import EnumerationTooLarge, TaskParameterError
 from theorybench.tasks.base import DecisionFunction, product_space
-from theorybench.theories import communication as cm
+from theorybench.formal import communication as cm
 
 
 def brute_rows(df, k):

@@ -150,7 +150,7 @@ def test_bad_inputs_exit_2_with_a_reason(tmp_path, capsys):
 
 
 def test_lint_count_output_at_the_last_definition(tmp_path, capsys):
-    from theorybench.theories.crasp.validate import lint
+    from theorybench.formal.crasp.validate import lint
     text = '// header\n\nones = # "1"\n  total = ones + 1\n'
     probs = lint(text)
     assert [(p.line, p.column) for p in probs] == [(4, 3)] and "count" in probs[0].message

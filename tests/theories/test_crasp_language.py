@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from theorybench.errors import ProgramError, TaskInputError
-from theorybench.theories import crasp
-from theorybench.theories.crasp import ast as A
-from theorybench.theories.crasp.parser import parse, parse_expr
+from theorybench.formal import crasp
+from theorybench.formal.crasp import ast as A
+from theorybench.formal.crasp.parser import parse, parse_expr
 
 DYCK = '''// Dyck-1 (Yang & Chiang 2024), as in the public interpreter's examples
 C_open = # "("

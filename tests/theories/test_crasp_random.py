@@ -5,11 +5,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from theorybench.theories.crasp import ast as A
-from theorybench.theories.crasp.interpret import Interpreter
-from theorybench.theories.crasp.naive import naive_values
-from theorybench.theories.crasp.parser import parse
-from theorybench.theories.crasp.validate import problems
+from theorybench.formal.crasp import ast as A
+from theorybench.formal.crasp.interpret import Interpreter
+from theorybench.formal.crasp.naive import naive_values
+from theorybench.formal.crasp.parser import parse
+from theorybench.formal.crasp.validate import problems
 
 ALPHABET = ("a", "b", "c")
 CMP = st.sampled_from(A.CMP_OPS)

@@ -5,12 +5,12 @@ import pytest
 
 from theorybench import tasks
 from theorybench.theories.base import Basis, Context, RuleSkip, Verdict, check_json
-from theorybench.theories.crasp import ast as A
-from theorybench.theories.crasp import check_against_task, for_task, library, sparse_program
-from theorybench.theories.crasp.flipflop import (FLIP_FLOP_TO_KHOP, flip_flop_labels,
+from theorybench.formal.crasp import ast as A
+from theorybench.formal.crasp import check_against_task, for_task, library, sparse_program
+from theorybench.formal.crasp.flipflop import (FLIP_FLOP_TO_KHOP, flip_flop_labels,
                                                  flip_flop_oracle, to_khop)
-from theorybench.theories.crasp.parser import parse
-from theorybench.theories.crasp_theory import CRASPTheory, superlog_excess
+from theorybench.formal.crasp.parser import parse
+from theorybench.theories.crasp import CRASPTheory, superlog_excess
 
 # (library program, task parameters, max n checked on all inputs)
 LIBRARY_CASES = [
@@ -44,7 +44,7 @@ def test_library_program_agrees_with_task_oracle():
                         ("dyck", {"n": 20, "k": 1}), ("sparse_parity", {"n": 30})]:
         task = tasks.get(fam, **params)
         prog, _ = for_task(task)
-        from theorybench.theories.crasp import Interpreter
+        from theorybench.formal.crasp import Interpreter
         batch = task.sample(rng, 300)
         got = Interpreter(prog, task.vocab).accepts(batch.tokens, task.vocab)
         assert (got.astype(int) == task.oracle(batch.tokens)).all(), fam
@@ -158,8 +158,8 @@ def test_library_programs_use_no_positional_predicates():
 
 
 def test_sampled_rows_lower_bound_against_exact():
-    from theorybench.theories.communication import distinct_rows_by_split
-    from theorybench.theories.crasp_theory import sampled_rows_lower_bound
+    from theorybench.formal.communication import distinct_rows_by_split
+    from theorybench.theories.crasp import sampled_rows_lower_bound
     rng = np.random.default_rng(0)
     for fam, n, budget in [("edge_exists", 3, 1 << 14), ("edge_exists", 4, 1 << 15),
                            ("reach_undirected", 4, 1 << 13)]:
@@ -196,8 +196,8 @@ def _odd_only_all(monkeypatch):
 
 
 def test_non_aperiodic_rule_ignores_groups_made_by_undefined_lengths(monkeypatch):
-    from theorybench.theories.automata import aperiodicity, domain_problem, learn_view
-    from theorybench.theories.language import domain_view, language_view
+    from theorybench.formal.automata import aperiodicity, domain_problem, learn_view
+    from theorybench.formal.language import domain_view, language_view
     fam = _odd_only_all(monkeypatch)
     # rejecting the undefined (even) lengths makes a periodic language: a naive rule on that
     # automaton would call a trivially easy task Hard
@@ -211,8 +211,8 @@ def test_non_aperiodic_rule_ignores_groups_made_by_undefined_lengths(monkeypatch
 
 
 def test_domain_problem_on_known_domains():
-    from theorybench.theories.automata import domain_problem
-    from theorybench.theories.language import domain_view, language_view
+    from theorybench.formal.automata import domain_problem
+    from theorybench.formal.language import domain_view, language_view
     assert domain_problem(domain_view(language_view("parity", undefined="invalid"))) is None
     # bounded Dyck is defined at even lengths only: its domain (even length) is periodic
     why = domain_problem(domain_view(language_view("dyck_bounded", undefined="invalid")))
@@ -224,8 +224,8 @@ def test_domain_problem_on_known_domains():
 def test_conflict_rows_are_a_sound_bound_for_partial_functions():
     from types import SimpleNamespace
 
-    from theorybench.theories.communication import distinct_rows_by_split
-    from theorybench.theories.crasp_theory import conflict_rows_by_split
+    from theorybench.formal.communication import distinct_rows_by_split
+    from theorybench.theories.crasp import conflict_rows_by_split
     # f = 1 on the valid inputs x1 == x2: the rows [1, undefined] and [undefined, 1] are
     # distinct, yet one message serves both prefixes
     df = SimpleNamespace(choices=[[0, 1], [0, 1]], binary=True,
@@ -245,7 +245,7 @@ def test_conflict_rows_are_a_sound_bound_for_partial_functions():
 def test_conflict_clique_against_brute_force():
     import itertools
 
-    from theorybench.theories.crasp_theory import _conflict_clique, _unique_rows
+    from theorybench.theories.crasp import _conflict_clique, _unique_rows
     rng = np.random.default_rng(3)
 
     def conflict(a, b):

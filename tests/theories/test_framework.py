@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 from theorybench.errors import EnumerationTooLarge, TaskParameterError, TheoryError
-from theorybench.theories import sensitivity_theory as st
+from theorybench.theories import sensitivity as st
 from theorybench.theories.base import (Basis, Context, Prediction, RuleSkip, Status, Theory,
                                        Verdict, check_json, rule, to_jsonable)
-from theorybench.theories.growth import classify_growth, closed_form_values
+from theorybench.formal.growth import classify_growth, closed_form_values
 from theorybench.theories.runner import (cell, explain_text, matrix_csv, matrix_json,
                                          matrix_markdown, predict_matrix, resolve_families,
                                          resolve_theories)
-from theorybench.theories.sensitivity import sensitivity_by_n
+from theorybench.formal.sensitivity import sensitivity_by_n
 
 
 class Toy(Theory):
@@ -164,7 +164,7 @@ def test_predict_matrix_and_formats():
     assert matrix_csv(preds).splitlines()[0] == "task,sensitivity"
     js = json.loads(json.dumps(matrix_json(preds)))
     assert {"theory", "task", "verdict", "basis", "status", "evidence"} <= set(js[0])
-    text = explain_text(by_task["parity"], st.Sensitivity())
+    text = explain_text(by_task["parity"], st.SensitivityTheory())
     assert "Rules tried" in text and "average_sensitivity" in text and "2402.09963" in text
 
 
@@ -180,7 +180,7 @@ def test_predictions_are_reproducible():
 # ---- the Sensitivity theory's rules -----------------------------------------------------
 
 def test_sensitivity_rules_evidence():
-    p = st.Sensitivity().predict("parity", Context(max_n=10))
+    p = st.SensitivityTheory().predict("parity", Context(max_n=10))
     ev = p.evidence
     assert p.rule == "linear average sensitivity" and p.basis == Basis.LOWER_BOUND
     assert [r["n"] for r in ev["values"]] == [4, 6, 8, 10]
@@ -188,7 +188,7 @@ def test_sensitivity_rules_evidence():
     assert ev["thresholds"]["hard_ratio_floor"] == st.HARD_FLOOR
     assert ev["task_distribution"]["average_sensitivity"] == 10
     check_json(ev)
-    p = st.Sensitivity().predict("majority")
+    p = st.SensitivityTheory().predict("majority")
     assert p.rule == "sublinear average sensitivity" and p.status == Status.CONJECTURED
     assert p.tried[0]["outcome"].startswith("not linear")
 
@@ -196,7 +196,7 @@ def test_sensitivity_rules_evidence():
 def test_sensitivity_monte_carlo_beyond_the_exact_work_limit():
     ctx = Context(max_n=12, options={"sensitivity_exact_work": 1 << 8,
                                      "sensitivity_samples": 400})
-    p = st.Sensitivity().predict("parity", ctx)
+    p = st.SensitivityTheory().predict("parity", ctx)
     methods = {r["n"]: r["method"] for r in p.evidence["values"]}
     assert methods[4] == "fwht" and methods[12] == "monte_carlo"
     assert p.verdict == Verdict.HARD
@@ -209,7 +209,7 @@ def test_sensitivity_unknown_when_nothing_can_be_computed(monkeypatch):
     monkeypatch.setattr(st, "average_sensitivity", fail)
     st._profile.cache_clear()
     try:
-        p = st.Sensitivity().predict("parity", Context(max_n=8))
+        p = st.SensitivityTheory().predict("parity", Context(max_n=8))
     finally:
         st._profile.cache_clear()
     assert p.verdict == Verdict.UNKNOWN
@@ -231,7 +231,7 @@ def test_sensitivity_thresholds_on_synthetic_profiles(monkeypatch, slope, lo, hi
             "local_exponent_range": [lo, hi], "min_ratio_larger_half": ratio,
             "larger_half_ns": [8, 10], "fit": {"kind": "poly", "formula": "~ n^c"}}
     monkeypatch.setattr(st, "sensitivity_profile", lambda family, ctx=None: dict(prof))
-    p = st.Sensitivity().predict("parity")
+    p = st.SensitivityTheory().predict("parity")
     assert p.verdict == verdict
     if verdict == Verdict.UNKNOWN:
         assert f"{slope:.3f}" in p.explanation
@@ -267,7 +267,7 @@ def test_explain_text_renders_fits_and_theorem_dicts_compactly():
 
 
 def test_a_crashing_theory_becomes_an_unknown_cell(monkeypatch):
-    from theorybench.theories import base
+    from theorybench.theories import registry
 
     class Broken(Theory):
         name = "zz_broken"
@@ -275,7 +275,8 @@ def test_a_crashing_theory_becomes_an_unknown_cell(monkeypatch):
         def predict(self, family, context=None):
             raise RuntimeError("boom")
 
-    monkeypatch.setitem(base._THEORIES, "zz_broken", Broken)
+    real = registry.theories
+    monkeypatch.setattr(registry, "theories", lambda: {**real(), "zz_broken": Broken})
     preds = predict_matrix(["zz_broken", "sensitivity"], ["parity"], progress=False)
     assert preds[0].verdict == Verdict.UNKNOWN and "RuntimeError: boom" in preds[0].explanation
     assert preds[1].verdict == Verdict.HARD

@@ -7,10 +7,10 @@ import pytest
 
 from theorybench import tasks
 from theorybench.errors import ResourceLimitError
-from theorybench.theories.mpc.algorithms import measure, run_algorithm
-from theorybench.theories.mpc.dyck import _match_runs, dyck_automaton
-from theorybench.theories.mpc.scan import add, compose, tree_fold, tree_scan
-from theorybench.theories.mpc.simulator import MPC
+from theorybench.formal.mpc.algorithms import measure, run_algorithm
+from theorybench.formal.mpc.dyck import _match_runs, dyck_automaton
+from theorybench.formal.mpc.scan import add, compose, tree_fold, tree_scan
+from theorybench.formal.mpc.simulator import MPC
 
 
 def test_tree_scan_sums_match_cumsum_over_several_levels():

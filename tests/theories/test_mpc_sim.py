@@ -5,8 +5,8 @@ import pytest
 
 from theorybench import tasks
 from theorybench.errors import ResourceLimitError
-from theorybench.theories.mpc.algorithms import ALGORITHMS, measure, tree_reduce
-from theorybench.theories.mpc.simulator import MPC, Dist, exchange_many
+from theorybench.formal.mpc.algorithms import ALGORITHMS, measure, tree_reduce
+from theorybench.formal.mpc.simulator import MPC, Dist, exchange_many
 
 
 def test_memory_overflow_rejected_with_machine_and_round():
@@ -49,7 +49,7 @@ def test_reach_rounds_grow_and_aggregation_flat():
 
 
 def test_library_algorithm_overflowing_memory_names_round_and_machine():
-    from theorybench.theories.mpc.algorithms import run_algorithm
+    from theorybench.formal.mpc.algorithms import run_algorithm
     t = tasks.get("khop", n=256)
     x = t.decision_view()[0].sample(np.random.default_rng(0), 1)[0]
     with pytest.raises(ResourceLimitError, match=r"round \d+: machine \d+ sends \d+ words"):

@@ -7,7 +7,7 @@ import pytest
 
 from theorybench.errors import TaskParameterError, TheoryError
 from theorybench.theories.base import to_jsonable
-from theorybench.theories.reductions import Problem, Reduction, task_problem
+from theorybench.formal.reductions import Problem, Reduction, task_problem
 
 
 def pad_zero(x, n):

@@ -9,7 +9,7 @@ import pytest
 from theorybench import tasks
 from theorybench.errors import EnumerationTooLarge, TaskParameterError, TheoryError
 from theorybench.tasks.base import DecisionFunction
-from theorybench.theories.sensitivity import (average_sensitivity, fwht, model_sensitivity,
+from theorybench.formal.sensitivity import (average_sensitivity, fwht, model_sensitivity,
                                               popcount, sensitivity_by_n,
                                               total_influence_fourier)
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from theorybench.errors import EnumerationTooLarge, TheoryError
-from theorybench.theories.circuits import evaluate
-from theorybench.theories.circuits.synth import synthesize, synthesize_task
+from theorybench.formal.circuits import evaluate
+from theorybench.formal.circuits.synth import synthesize, synthesize_task
 
 
 def cube(n):

@@ -9,8 +9,8 @@ length N - 2 and checked against the reference on all words up to length N.
 from __future__ import annotations
 
 from ..errors import TaskParameterError
-from ..theories import automata
-from ..theories.language import language_view
+from ..formal import automata
+from ..formal.language import language_view
 from .common import parse_params
 
 

@@ -13,7 +13,7 @@ def _df(task: str, n: int, params):
 
 
 def _bandwidth(args) -> int:
-    from ..theories.communication import bits, one_way_cc
+    from ..formal.communication import bits, one_way_cc
     def too_big(n):
         size = _df(args.task, n, args.param).space_size()
         if size > args.limit:
@@ -52,7 +52,7 @@ def _one_n(text: str) -> int:
 
 
 def _frontier(args) -> int:
-    from ..theories.bapo.frontier import frontier
+    from ..formal.bapo.frontier import frontier
     n = _one_n(args.n)
     fr = frontier(_df(args.task, n, args.param), args.max_a, args.max_b, timeout_s=args.timeout)
     rows = [{"n": n, "length": fr.n, "a": fr.min_a[b], "b": b, "status": fr.status[b]}
@@ -67,8 +67,8 @@ def _frontier(args) -> int:
 
 
 def _verify(args) -> int:
-    from ..theories.bapo.library import protocols_for, row_class_protocol
-    from ..theories.bapo.verify import verify
+    from ..formal.bapo.library import protocols_for, row_class_protocol
+    from ..formal.bapo.verify import verify
     import numpy as np
     def no_protocol(n):
         df = _df(args.task, n, args.param)

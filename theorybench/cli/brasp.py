@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, ProgramError, TaskParameterError
-from ..theories.brasp import ast as A
-from ..theories.brasp import check as C
-from ..theories.brasp import interp, parser, programs, trace, validate
+from ..formal.brasp import ast as A
+from ..formal.brasp import check as C
+from ..formal.brasp import interp, parser, programs, trace, validate
 from .common import parse_params, print_table
 
 

@@ -48,8 +48,8 @@ def _n(text: str) -> int:
 
 def cmd_build(args) -> int:
     from .. import tasks
-    from ..theories.circuits.builders import build
-    from ..theories.circuits.verify import verify
+    from ..formal.circuits.builders import build
+    from ..formal.circuits.verify import verify
     import numpy as np
 
     task = tasks.get(args.task, n=_n(args.n), **parse_params(args.param))
@@ -86,7 +86,7 @@ def cmd_build(args) -> int:
 
 
 def cmd_synth(args) -> int:
-    from ..theories.circuits.synth import synthesize_task
+    from ..formal.circuits.synth import synthesize_task
 
     res = synthesize_task(args.task, _n(args.n), args.depth, args.basis,
                           parse_params(args.param), args.max_size, args.timeout)
@@ -113,7 +113,7 @@ def cmd_synth(args) -> int:
 
 def _describe(c) -> str:
     """The circuit as numbered gate lines."""
-    from ..theories.circuits.ir import CONST, INPUT, NOT
+    from ..formal.circuits.ir import CONST, INPUT, NOT
 
     alive = c.live()
     name: dict[int, str] = {}

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
-from ..theories import crasp
+from ..formal import crasp
 from .common import parse_params, print_table
 
 

@@ -31,8 +31,8 @@ def parse_ns(text: str) -> list[int]:
 
 def _rounds(args) -> int:
     from .. import tasks
-    from ..theories.mpc.algorithms import ALGORITHMS, limit_reason, measure
-    from ..theories.mpc.simulator import MPC
+    from ..formal.mpc.algorithms import ALGORITHMS, limit_reason, measure
+    from ..formal.mpc.simulator import MPC
     from ..errors import TaskParameterError
     if args.task not in ALGORITHMS:
         tasks.family(args.task)

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import tasks
 from ..tasks.base import MAX_ENUMERATE
-from ..theories.growth import classify_growth
-from ..theories.sensitivity import METHODS, VARIANTS, average_sensitivity, check_options
+from ..formal.growth import classify_growth
+from ..formal.sensitivity import METHODS, VARIANTS, average_sensitivity, check_options
 from ._ranges import usable_ns
 from .common import parse_params, parse_range, print_json, print_table
 

@@ -1,7 +1,7 @@
 """The AC0 theory (THEORY.md section 2): hard-attention transformers and AC0 circuits.
 
 Model: constant-depth, polynomial-size circuits of unbounded fan-in AND/OR and NOT
-(:mod:`theorybench.theories.circuits`). Unique and generalized unique hard attention
+(:mod:`theorybench.formal.circuits`). Unique and generalized unique hard attention
 transformers compute only AC0 functions (Hao, Angluin, Frank, TACL 2022); Hahn (TACL 2020)
 shows hard attention cannot do Parity or Dyck-2.
 
@@ -22,12 +22,11 @@ Rules, in DESIGN.md order (each runs code; none reads a verdict from a table):
 
 from __future__ import annotations
 
-from .base import Basis, Context, Theory, register_theory, rule
-from .circuits.rules import boppana_rule, construction_rule, reduction_rule
+from .base import Basis, Context, Theory, rule
+from ._rules import boppana_rule, construction_rule, reduction_rule
 
 
-@register_theory
-class AC0(Theory):
+class AC0Theory(Theory):
     name = "ac0"
     title = "AC0 (hard attention)"
     summary = ("Transformers with unique or generalized unique hard attention compute only "
@@ -61,3 +60,7 @@ class AC0(Theory):
     def reduction(self, family: str, ctx: Context):
         """Checked projection from Parity or Majority -> Hard."""
         return reduction_rule(self, family, "ac0", ctx)
+
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (AC0Theory,)

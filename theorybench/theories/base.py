@@ -122,13 +122,20 @@ class Theory:
     assumptions: ClassVar[tuple[str, ...]] = ()
     sources: ClassVar[tuple[str, ...]] = ()
 
+    #: Rules inherited from a base class that this variant does not apply: method name ->
+    #: the reason, recorded in ``Prediction.tried`` like any rule that does not fire.
+    dropped_rules: ClassVar[dict[str, str]] = {}
+
     def rules(self) -> list[Rule]:
         found = []
         for attr in dir(type(self)):
             fn = getattr(type(self), attr)
             meta = getattr(fn, "_rule", None)
-            if meta:
-                found.append(Rule(meta[0], meta[1], fn, (fn.__doc__ or "").strip()))
+            if not meta:
+                continue
+            if attr in self.dropped_rules:
+                fn = _dropped(self.dropped_rules[attr], attr)
+            found.append(Rule(meta[0], meta[1], fn, (fn.__doc__ or "").strip()))
         order = {b: i for i, b in enumerate(RULE_ORDER)}
         # stable within a basis: by definition order in the class body
         src_order = {name: i for i, name in enumerate(_definition_order(type(self)))}
@@ -169,6 +176,14 @@ class Theory:
         return Prediction(self.name, family, verdict, basis, status, evidence, explanation)
 
 
+def _dropped(reason: str, attr: str) -> Callable[..., RuleSkip]:
+    def run(self, family, ctx):
+        return RuleSkip(f"not applied by this variant: {reason}")
+    run.__name__ = attr
+    run.__doc__ = f"Not applied by this variant: {reason}"
+    return run
+
+
 def _definition_order(cls: type) -> list[str]:
     names: list[str] = []
     for klass in reversed(cls.__mro__):
@@ -202,24 +217,10 @@ def to_jsonable(obj: Any) -> Any:
     return str(obj)
 
 
-_THEORIES: dict[str, type[Theory]] = {}
-
-
-def register_theory(cls: type[Theory]) -> type[Theory]:
-    if not cls.name:
-        raise TypeError(f"{cls.__name__} has no name")
-    _THEORIES[cls.name] = cls
-    return cls
-
-
-def registered() -> dict[str, type[Theory]]:
-    return dict(_THEORIES)
-
-
 def check_json(evidence: dict[str, Any]) -> None:
     """Raise if evidence does not serialize (used by tests)."""
     json.dumps(to_jsonable(evidence))
 
 
 __all__ = ["Verdict", "Basis", "Status", "Prediction", "RuleSkip", "Rule", "rule", "Context",
-           "Theory", "register_theory", "registered", "to_jsonable", "TheoryError"]
+           "Theory", "to_jsonable", "TheoryError"]

@@ -1,30 +1,30 @@
-"""All theories: imports every theory module so its ``@register_theory`` runs."""
+"""The theories of the matrix, in column order.
+
+The registry is explicit: ``THEORY_MODULES`` names each theory module once, in column
+order, and each module lists its classes in its own ``THEORIES`` tuple. Modules are
+imported on first use, so a command that needs no theory does not pay for loading them.
+"""
 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 
 from ..errors import TheoryError
-from .base import Theory, registered
+from .base import Theory
 
-#: Matrix column order (THEORY.md order); theories not listed come after, by name.
-ORDER = ("star_free", "star_free_pos", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity")
-_SKIP = {"base", "registry", "growth"}
-
-
-def _load() -> None:
-    pkg = importlib.import_module(__package__)
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name not in _SKIP and not info.name.startswith("_"):
-            importlib.import_module(f"{__package__}.{info.name}")
+#: One module per theory, in matrix column order.
+THEORY_MODULES = ("star_free", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity")
 
 
 def theories() -> dict[str, type[Theory]]:
-    _load()
-    reg = registered()
-    rank = {n: i for i, n in enumerate(ORDER)}
-    return dict(sorted(reg.items(), key=lambda kv: (rank.get(kv[0], len(ORDER)), kv[0])))
+    """Every theory class by name, in column order."""
+    out: dict[str, type[Theory]] = {}
+    for mod in THEORY_MODULES:
+        for cls in importlib.import_module(f"{__package__}.{mod}").THEORIES:
+            if not cls.name or cls.name in out:
+                raise TheoryError(f"theory class {cls.__name__} has no name or a duplicate one")
+            out[cls.name] = cls
+    return out
 
 
 def theory(name: str) -> Theory:

@@ -1,431 +1,281 @@
-"""Average sensitivity of decision functions (THEORY.md section 7): the calculators.
+"""The Sensitivity theory (THEORY.md section 7): Easy/Hard from measured average sensitivity.
 
-For f on a product space X = C_1 x ... x C_L (``DecisionFunction.choices``) the
-sensitivity of f at x is s(f, x) = number of positions i at which some other symbol of
-C_i changes f(x) (the *deterministic* version; for {0,1}^n the usual definition).
-The *probabilistic* version counts position i with weight = the fraction of the other
-symbols of C_i that change f(x) (equal to the deterministic one on binary inputs).
-Positions with a single choice (fixed separators) are never sensitive. The average
-sensitivity is as(f) = E_x s(f, x); for Boolean f on the uniform cube it equals the
-total influence sum_S |S| f^(S)^2 (O'Donnell, *Analysis of Boolean Functions*, ch. 2),
-which the FWHT method computes. Hahn & Rofin (ACL 2024, arXiv 2402.09963) use as_n under
-the uniform distribution as the measure that governs what transformers learn easily.
+Source: Hahn & Rofin, "Why are sensitive functions hard for transformers?", ACL 2024
+(arXiv 2402.09963). Their main results bound the loss landscape of a transformer that
+fits f on inputs of length n in terms of the average sensitivity as_n(f) under the uniform
+distribution: a transformer whose output is sensitive to a constant fraction of the input
+positions needs large parameter norms or layer-norm blow-up, and such solutions sit at
+sharp, isolated minima, which training with bounded norms and random initialisation
+rarely reaches (the theorems bound sharpness and norm from below; that training avoids
+such minima is an assumption). Low-sensitivity functions carry no such obstacle; the
+paper observes (and argues theoretically) a bias towards them - a tendency, not a
+theorem that they are learned.
 
-Domain restriction: when ``df.valid`` is given, x ranges over the valid inputs only and
-only neighbours that are valid count as flips (a neighbour outside the domain is not an
-input, so it cannot witness sensitivity); the probabilistic version divides by the number
-of valid neighbours at that position.
+Rules (both compute; neither reads a table):
 
-Methods: ``exact`` evaluates f once on the whole space (in chunks), then finds every
-neighbour by index arithmetic in mixed radix - one vectorized pass per position and
-replacement symbol, never a loop over inputs; ``fwht`` computes the Fourier spectrum by a
-fast Walsh-Hadamard transform (binary inputs and outputs, uniform, no domain
-restriction); ``monte_carlo`` samples x (uniform over the space, by rejection when
-``valid`` is set, or from the task's own distribution) and reports a normal-approximation
-confidence interval of the mean.
+* ``linear average sensitivity`` (lower bound) - as_n / n_free >= HARD_FLOOR on the larger
+  half of the measured n (n_free = positions with more than one choice) and the local
+  log-log slope of as_n in n is >= HARD_EXPONENT -> Hard, status *conditional* (on the
+  assumption that trained transformers keep bounded norm / layer-norm blow-up, i.e. do
+  not sit at the sharp minima the theorem says are needed).
+* ``sublinear average sensitivity`` (lower-bound-type measured criterion) - as_n = o(n):
+  the local slope is <= EASY_EXPONENT (bounded, logarithmic or n^c with c clearly below
+  one) -> Easy, status *conjectured* (low sensitivity removes the obstacle; that the task
+  is then learned is the paper's empirical tendency).
+
+Between the two thresholds the verdict is Unknown. The measurement is exact (FWHT or
+enumeration) while the input space is small, Monte Carlo with confidence intervals
+beyond, always under the uniform distribution on the natural input space (primary, the
+paper's definition); the task's own sampling distribution is reported as secondary
+evidence at the largest n.
 """
 
 from __future__ import annotations
 
-import math
-import statistics
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+import copy
+import functools
+import time
+from typing import Any
 
 import numpy as np
 
-from ..errors import EnumerationTooLarge, ResourceLimitError, TaskParameterError, TheoryError
-from ..tasks.base import MAX_ENUMERATE, DecisionFunction
+from ..errors import TheorybenchError
+from .base import (Basis, Context, RuleSkip, Status, Theory, Verdict,
+                   rule)
+from ..formal.growth import classify_growth
+from ..formal.sensitivity import average_sensitivity
 
-METHODS = ("auto", "exact", "fwht", "monte_carlo")
-DISTRIBUTIONS = ("uniform", "task")
-VARIANTS = ("deterministic", "probabilistic")
-#: Elements (rows x length) evaluated per call in Monte Carlo, to bound memory.
-_MC_BLOCK = 1 << 22
-_CHUNK = 1 << 17
-_BYTE_POP = np.array([bin(b).count("1") for b in range(256)], dtype=np.int8)
+HARD_FLOOR = 0.1
+HARD_EXPONENT = 0.9
+EASY_EXPONENT = 0.75
+#: Largest space enumerated exactly by the rule (inputs x positions x replacements).
+EXACT_WORK = 1 << 21
+#: Monte Carlo work budget (rows x positions x replacements) per n, and sample bounds.
+MC_WORK = 1 << 22
+MC_SAMPLES = (300, 4000)
 
-
-@dataclass
-class SensitivityResult:
-    """Average sensitivity of one decision function, with how it was obtained.
-
-    ``n`` is the input length (``df.length``); ``free_positions`` the number of positions
-    with more than one choice; ``histogram`` maps s to its probability (s(f,x) values,
-    rounded to 6 digits for the probabilistic variant); ``influences[i]`` is the mean
-    contribution of position i. For exact methods ``ci_low == ci_high == value``.
-    """
-
-    n: int
-    value: float
-    ci_low: float
-    ci_high: float
-    exact: bool
-    method: str
-    distribution: str
-    histogram: dict[float, float]
-    variant: str = "deterministic"
-    samples: int | None = None
-    free_positions: int = 0
-    influences: list[float] = field(default_factory=list)
-    task: str = ""
-    params: dict[str, Any] = field(default_factory=dict)
-    confidence: float | None = None
-
-    @property
-    def per_position(self) -> float:
-        """as / n (n = input length)."""
-        return self.value / self.n if self.n else 0.0
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"n": self.n, "task": self.task, "params": dict(self.params),
-                "distribution": self.distribution, "average_sensitivity": self.value,
-                "ci_low": self.ci_low, "ci_high": self.ci_high, "exact": self.exact,
-                "method": self.method, "variant": self.variant, "samples": self.samples,
-                "confidence": self.confidence, "free_positions": self.free_positions,
-                "per_position": self.per_position,
-                "histogram": {_key(k): v for k, v in sorted(self.histogram.items())},
-                "influences": list(self.influences)}
+SOURCE = ("Hahn & Rofin, 'Why are sensitive functions hard for transformers?', ACL 2024 "
+          "(arXiv 2402.09963)")
 
 
-def _key(k: float) -> str:
-    return str(int(k)) if float(k).is_integer() else f"{k:.6g}"
+def _work(df) -> tuple[int, int]:
+    """(positions x replacement symbols per input, size of the space)."""
+    per_input = sum(len(c) - 1 for c in df.choices)
+    return max(per_input, 1), df.space_size()
 
 
-# ---- the public API ------------------------------------------------------------------
-
-def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
-                        method: str = "auto", samples: int = 20000,
-                        rng: np.random.Generator | None = None, confidence: float = 0.95,
-                        variant: str = "deterministic",
-                        exact_limit: int = MAX_ENUMERATE) -> SensitivityResult:
-    """Average sensitivity of ``df`` (see the module docstring for the definitions).
-
-    ``method="auto"``: FWHT when inputs and outputs are binary, the space has at most
-    ``exact_limit`` points, there is no domain restriction and the distribution is
-    uniform; exact enumeration when the space has at most ``exact_limit`` points; Monte
-    Carlo with ``samples`` draws beyond, and always under ``distribution="task"`` (the
-    task's sampler is the only description of that distribution we have).
-    """
-    check_options(distribution, method, variant, samples, confidence)
-    size = df.space_size()
-    if method == "auto":
-        if distribution == "task" or size > exact_limit:
-            method = "monte_carlo"
-        elif df.binary and df.valid is None:
-            method = "fwht?"  # FWHT if the output turns out Boolean, else enumeration
-        else:
-            method = "exact"
-    if method in ("exact", "fwht", "fwht?"):
-        if distribution == "task":
-            raise TheoryError(
-                f"method {method!r} is exact only under the uniform distribution; use "
-                f"method='monte_carlo' (or 'auto') with distribution='task'")
-        if size > exact_limit:
-            raise EnumerationTooLarge(
-                f"{df.task.name} at length {df.length} has {size:,} inputs, more than the "
-                f"exact limit {exact_limit:,}; use method='monte_carlo' (CLI: --method "
-                f"monte_carlo or auto, with --samples S) or a smaller n")
-        res = _exact(df, variant, fourier={"exact": False, "fwht": True}.get(method, None))
-    else:
-        res = _monte_carlo(df, distribution, samples, rng or np.random.default_rng(0),
-                           confidence, variant)
-    res.task = df.task.name
-    res.params = dict(getattr(df.task, "values", {}))
-    return res
+def _choose(df, ctx: Context) -> dict[str, Any]:
+    per_input, size = _work(df)
+    exact_work = int(ctx.options.get("sensitivity_exact_work", EXACT_WORK))
+    if size * per_input <= exact_work and size <= (1 << 22):
+        return {"method": "auto"}
+    lo, hi = MC_SAMPLES
+    samples = int(ctx.options.get("sensitivity_samples", 0)) or \
+        int(np.clip(MC_WORK // max(per_input * df.length, 1), lo, hi))
+    return {"method": "monte_carlo", "samples": samples}
 
 
-def model_sensitivity(predict_fn: Callable[[np.ndarray], np.ndarray], df: DecisionFunction,
-                      **kwargs: Any) -> SensitivityResult:
-    """The same estimator for any callable on token batches (e.g. a trained model).
-
-    ``predict_fn(tokens (batch, L) int64) -> (batch,)`` discrete outputs (take the argmax
-    of a model's logits first). The input space, domain and task distribution are those of
-    ``df``; keyword arguments are those of :func:`average_sensitivity`.
-    """
-    def evaluate(x: np.ndarray) -> np.ndarray:
-        return np.asarray(predict_fn(x)).reshape(len(x))
-    return average_sensitivity(replace(df, evaluate=evaluate), **kwargs)
-
-
-def sensitivity_by_n(family: str, ns: Sequence[int], params: dict[str, Any] | None = None,
-                     **kwargs: Any) -> list[SensitivityResult]:
-    """Average sensitivity of ``family``'s main decision function for each n in ``ns``."""
+@functools.lru_cache(maxsize=512)
+def _profile(family: str, max_n: int, seed: int, options: tuple, budget: float) -> dict[str, Any]:
     from .. import tasks
-    if not ns:
-        raise TaskParameterError("sensitivity_by_n needs at least one n")
-    out = []
+    ctx = Context(max_n=max_n, seed=seed, options=dict(options))
+    fam = tasks.family(family)
+    ns = _choose_ns(family, fam, max_n)
+    rng = np.random.default_rng(seed)
+    rows, skipped, started = [], [], time.perf_counter()
+    last_df = None
     for n in ns:
-        df = tasks.get(family, n=n, **(params or {})).decision_view()[0]
-        out.append(average_sensitivity(df, **kwargs))
-    return out
-
-
-def fwht(values: np.ndarray, dtype=np.float64) -> np.ndarray:
-    """Unnormalized Walsh-Hadamard transform of a length-2^n vector (O(n 2^n), vectorized).
-
-    ``dtype`` is the working type: an integer type gives the exact transform of an integer
-    vector as long as no coefficient overflows (|c| <= sum |v|)."""
-    a = np.array(values, dtype=dtype)
-    size = a.shape[0]
-    if size & (size - 1):
-        raise ValueError("fwht needs a length that is a power of two")
-    tmp = np.empty(size // 2, dtype=dtype)
-    h = 1
-    while h < size:
-        v = a.reshape(-1, 2, h)
-        t = tmp.reshape(-1, h)
-        np.add(v[:, 0], v[:, 1], out=t)
-        np.subtract(v[:, 0], v[:, 1], out=v[:, 1])
-        v[:, 0] = t
-        h *= 2
-    return a
-
-
-def popcount(idx: np.ndarray) -> np.ndarray:
-    """Number of one bits of each entry of a non-negative int64 array."""
-    idx = np.asarray(idx, dtype=np.int64)
-    out = np.zeros(idx.shape, dtype=np.int8)
-    top = int(idx.max()) if idx.size else 0
-    shift = 0
-    while (1 << shift) <= top:
-        out += _BYTE_POP[(idx >> shift) & 0xFF]
-        shift += 8
-    return out
-
-
-def total_influence_fourier(table: np.ndarray) -> float:
-    """sum_S |S| f^(S)^2 for f given by its 0/1 (or two-valued) truth table of length 2^n."""
-    t = np.asarray(table)
-    low = t.min()
-    high = t == low
-    if not high.all() and np.any(t[~high] != t.max()):
-        raise TheoryError("the Fourier method needs a two-valued (Boolean) function")
-    size = len(t)
-    if size <= 1 << 30:
-        # exact integer arithmetic: |coefficient| <= 2^n fits int32, and by Parseval
-        # sum_S |S| c_S^2 <= n 4^n fits int64 for n <= 30
-        pm = np.where(high, np.int32(1), np.int32(-1))
-        coef = fwht(pm, dtype=np.int32).astype(np.int64)
-        weighted = int(np.dot(popcount(np.arange(size)).astype(np.int64), coef * coef))
-        return weighted / float(size) ** 2
-    pm = np.where(high, 1.0, -1.0)
-    coef = fwht(pm) / size
-    return float(np.sum(popcount(np.arange(size)) * coef ** 2))
-
-
-# ---- exact ---------------------------------------------------------------------------
-
-def check_options(distribution: str, method: str, variant: str, samples: int,
-                  confidence: float) -> None:
-    """:class:`TaskParameterError` unless the options of :func:`average_sensitivity` are
-    valid (callers check before any work)."""
-    if distribution not in DISTRIBUTIONS:
-        raise TaskParameterError(f"distribution {distribution!r} is not one of "
-                                 f"{', '.join(DISTRIBUTIONS)}")
-    if method not in METHODS:
-        raise TaskParameterError(f"method {method!r} is not one of {', '.join(METHODS)}")
-    if variant not in VARIANTS:
-        raise TaskParameterError(f"variant {variant!r} is not one of {', '.join(VARIANTS)}")
-    if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) or samples < 2:
-        raise TaskParameterError(f"samples must be an integer >= 2, got {samples!r}")
-    if not 0 < confidence < 1:
-        raise TaskParameterError(f"confidence must be in (0, 1), got {confidence!r}")
-
-
-def _tables(choices):
-    radices = np.array([len(c) for c in choices], dtype=np.int64)
-    width = int(radices.max()) if len(radices) else 1
-    table = np.zeros((len(choices), width), dtype=np.int64)
-    for i, c in enumerate(choices):
-        table[i, :len(c)] = c
-    strides = np.ones(len(radices), dtype=np.int64)
-    for i in range(len(radices) - 2, -1, -1):
-        strides[i] = strides[i + 1] * radices[i + 1]
-    return radices, table, strides
-
-
-def _pow2(v: int) -> bool:
-    return v > 0 and not v & (v - 1)
-
-
-def _inputs(idx, radices, table, strides):
-    """The points with lexicographic indices ``idx``: all digits in one broadcast (shifts
-    and masks when every radix is a power of two), then token ids by one gather."""
-    if all(_pow2(int(k)) for k in radices):
-        shifts = np.array([int(st).bit_length() - 1 for st in strides], dtype=np.int64)
-        d = (idx[:, None] >> shifts[None, :]) & (radices - 1)[None, :]
-    else:
-        d = (idx[:, None] // strides[None, :]) % radices[None, :]
-    if all(np.array_equal(table[i, :k], np.arange(k)) for i, k in enumerate(radices.tolist())):
-        return d
-    return table[np.arange(len(radices))[None, :], d]
-
-
-def _evaluate_space(df: DecisionFunction):
-    """f (and the domain mask) on every point of the space, lexicographic order."""
-    radices, table, strides = _tables(df.choices)
-    size = int(np.prod(radices)) if len(radices) else 1
-    values = np.empty(size, dtype=np.int64)
-    ok = None if df.valid is None else np.empty(size, dtype=bool)
-    for start in range(0, size, _CHUNK):
-        idx = np.arange(start, min(size, start + _CHUNK), dtype=np.int64)
-        x = _inputs(idx, radices, table, strides)
-        values[start:start + len(idx)] = np.asarray(df.evaluate(x)).reshape(len(idx))
-        if ok is not None:
-            ok[start:start + len(idx)] = np.asarray(df.valid(x), dtype=bool)
-    return values, ok, radices, strides
-
-
-def _contribution(hits: np.ndarray, valid_neighbours: np.ndarray | None, k: int,
-                  variant: str) -> np.ndarray:
-    """Position i's share of s(f, x) from the count of replacement symbols that change f:
-    1 if any does (deterministic), else the fraction of the (valid) replacements that do."""
-    if variant == "deterministic":
-        return (hits > 0).astype(np.float64)
-    denom = valid_neighbours if valid_neighbours is not None else np.full(hits.shape, k - 1.0)
-    return np.divide(hits, denom, out=np.zeros(hits.shape), where=denom > 0)
-
-
-def _exact(df: DecisionFunction, variant: str, fourier: bool | None) -> SensitivityResult:
-    values, ok, radices, strides = _evaluate_space(df)
-    size = len(values)
-    s = np.zeros(size, dtype=np.float64)
-    influences = []
-    for i, k in enumerate(radices.tolist()):
-        if k < 2:
-            influences.append(0.0)
+        if time.perf_counter() - started > budget and len(rows) >= 3:
+            skipped.append({"n": n, "reason": f"time budget of {budget:.0f} s used"})
             continue
-        # with the index reshaped to (prefix, digit i, suffix), the neighbours of a point
-        # at position i are the other entries along the middle axis
-        st = int(strides[i])
-        v = values.reshape(-1, k, st)
-        s3 = s.reshape(-1, k, st)
-        if k == 2 and ok is None:  # the common Boolean case
-            changed = v[:, 0, :] != v[:, 1, :]
-            s3 += changed[:, None, :]
-            influences.append(float(changed.mean()))
-            continue
-        o = None if ok is None else ok.reshape(-1, k, st)
-        hits = np.zeros(v.shape, dtype=np.float64)
-        total = np.zeros(v.shape, dtype=np.float64)
-        for r in range(1, k):
-            changed = np.roll(v, r, axis=1) != v
-            if o is not None:
-                okn = np.roll(o, r, axis=1)
-                changed &= okn
-                total += okn
-            hits += changed
-        contrib = _contribution(hits, total if o is not None else None, k, variant)
-        s3 += contrib
-        contrib = contrib.reshape(size)
-        influences.append(float(contrib[ok].mean() if ok is not None and ok.any()
-                                else contrib.mean()))
-    if ok is not None:
-        if not ok.any():
-            raise TheoryError(f"{df.task.name}: no input of length {df.length} is valid")
-        s = s[ok]
-    value = float(s.mean())
-    method = "exact"
-    if fourier is None:  # auto: Fourier only for a two-valued output
-        low = values.min()
-        fourier = bool(np.all((values == low) | (values == values.max())))
-    if fourier:
-        if ok is not None or not df.binary:
-            raise TheoryError("the FWHT method needs binary inputs and no domain restriction; "
-                              "use method='exact'")
         try:
-            value = total_influence_fourier(values)
-        except TheoryError:
-            raise TheoryError("the FWHT method needs a Boolean (two-valued) output; "
-                              "use method='exact'") from None
-        method = "fwht"
-    return SensitivityResult(n=df.length, value=value, ci_low=value, ci_high=value, exact=True,
-                             method=method, distribution="uniform", histogram=_histogram(s),
-                             variant=variant, free_positions=int((radices > 1).sum()),
-                             influences=influences)
-
-
-def _histogram(s: np.ndarray) -> dict[float, float]:
-    keys, counts = np.unique(np.round(s, 6), return_counts=True)
-    total = counts.sum()
-    return {float(k): float(c / total) for k, c in zip(keys, counts)}
-
-
-# ---- Monte Carlo ---------------------------------------------------------------------
-
-def _draw_uniform(df, samples, rng, radices, table):
-    if df.valid is None:
-        digits = (rng.random((samples, len(radices))) * radices[None, :]).astype(np.int64)
-        return table[np.arange(len(radices))[None, :], digits]
-    got, have = [], 0
-    for _ in range(100):
-        m = max(256, 2 * (samples - have))
-        digits = (rng.random((m, len(radices))) * radices[None, :]).astype(np.int64)
-        x = table[np.arange(len(radices))[None, :], digits]
-        x = x[np.asarray(df.valid(x), dtype=bool)]
-        got.append(x)
-        have += len(x)
-        if have >= samples:
-            return np.concatenate(got)[:samples]
-    raise ResourceLimitError(
-        f"{df.task.name}: fewer than {samples} valid inputs found by rejection sampling "
-        f"(the domain is too sparse in its product space); use distribution='task'")
-
-
-def _monte_carlo(df, distribution, samples, rng, confidence, variant) -> SensitivityResult:
-    radices, table, _ = _tables(df.choices)
-    length = len(radices)
-    if distribution == "uniform":
-        x = _draw_uniform(df, samples, rng, radices, table)
-    else:
-        x = np.asarray(df.sample(rng, samples), dtype=np.int64)
-    if x.ndim != 2 or x.shape[1] != length:
-        raise TheoryError(f"{df.task.name}: sampled inputs have shape {x.shape}, expected "
-                          f"(count, {length})")
-    lookup = np.full((length, int(max(table.max(), x.max())) + 1), -1, dtype=np.int64)
-    for i, c in enumerate(df.choices):
-        lookup[i, list(c)] = np.arange(len(c))
-    digits = lookup[np.arange(length)[None, :], x]
-    if (digits < 0).any():
-        raise TheoryError(f"{df.task.name}: a sampled input has a token outside the "
-                          f"declared choices; the decision view is inconsistent")
-    fx = np.asarray(df.evaluate(x)).reshape(samples)
-    s = np.zeros(samples, dtype=np.float64)
-    influences = []
-    for i, k in enumerate(radices.tolist()):
-        if k < 2:
-            influences.append(0.0)
+            df = tasks.get(family, n=n).decision_view()[0]
+            res = average_sensitivity(df, distribution="uniform", rng=rng, **_choose(df, ctx))
+        except (TheorybenchError, ValueError, MemoryError) as exc:
+            skipped.append({"n": n, "reason": f"{type(exc).__name__}: {exc}"})
             continue
-        hits = np.zeros(samples)
-        total = np.zeros(samples)
-        per_block = max(1, _MC_BLOCK // max(1, samples * length))
-        reps = list(range(1, k))
-        for b in range(0, len(reps), per_block):
-            rs = np.array(reps[b:b + per_block], dtype=np.int64)
-            stack = np.repeat(x[None], len(rs), axis=0)  # (r, m, L)
-            stack[:, :, i] = table[i, (digits[None, :, i] + rs[:, None]) % k]
-            flat = stack.reshape(-1, length)
-            fy = np.asarray(df.evaluate(flat)).reshape(len(rs), samples)
-            changed = fy != fx[None, :]
-            if df.valid is not None:
-                okn = np.asarray(df.valid(flat), dtype=bool).reshape(len(rs), samples)
-                changed &= okn
-                total += okn.sum(axis=0)
-            hits += changed.sum(axis=0)
-        contrib = _contribution(hits, total if df.valid is not None else None, k, variant)
-        s += contrib
-        influences.append(float(contrib.mean()))
-    value = float(s.mean())
-    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
-    half = z * float(s.std(ddof=1)) / math.sqrt(samples)
-    return SensitivityResult(n=length, value=value, ci_low=value - half, ci_high=value + half,
-                             exact=False, method="monte_carlo", distribution=distribution,
-                             histogram=_histogram(s), variant=variant, samples=samples,
-                             free_positions=int((radices > 1).sum()), influences=influences,
-                             confidence=confidence)
+        last_df = df
+        rows.append({"n": n, "length": res.n, "free_positions": res.free_positions,
+                     "average_sensitivity": res.value, "ci_low": res.ci_low,
+                     "ci_high": res.ci_high, "exact": res.exact, "method": res.method,
+                     "samples": res.samples,
+                     "ratio": res.value / max(res.free_positions, 1),
+                     "max_sensitivity": max(res.histogram) if res.histogram else 0.0})
+    out: dict[str, Any] = {"distribution": "uniform (natural input space)", "values": rows,
+                           "skipped": skipped, "thresholds": {
+                               "hard_ratio_floor": HARD_FLOOR, "hard_exponent": HARD_EXPONENT,
+                               "easy_exponent": EASY_EXPONENT},
+                           "source": SOURCE}
+    if len(rows) < 3:
+        out["error"] = (f"average sensitivity computed for {len(rows)} n (need 3): "
+                        + "; ".join(f"n={s['n']}: {s['reason']}" for s in skipped))
+        return out
+    n_arr = np.array([r["n"] for r in rows], dtype=float)
+    free = np.array([max(r["free_positions"], 1) for r in rows], dtype=float)
+    as_arr = np.array([r["average_sensitivity"] for r in rows], dtype=float)
+    ratio = np.array([r["ratio"] for r in rows])
+    out["fit"] = classify_growth(n_arr, as_arr).to_dict()
+    half = slice(len(rows) // 2 if len(rows) > 3 else 1, None)
+    # slopes against the number of free positions (the effective input length; = n for
+    # bit-string tasks), so that separators and query tokens do not bend the estimate
+    out["local_exponent"] = _slope(free[half], as_arr[half])
+    out["exponent_all_n"] = _slope(free, as_arr)
+    # the slope range the confidence intervals allow (equal to the slope when exact):
+    # low ends at the small n and high ends at the large n, and the reverse
+    lo = np.array([r["ci_low"] for r in rows])[half]
+    hi = np.array([r["ci_high"] for r in rows])[half]
+    first = np.arange(len(lo)) < len(lo) / 2
+    out["local_exponent_range"] = [_slope(free[half], np.where(first, hi, lo)),
+                                   _slope(free[half], np.where(first, lo, hi))]
+    out["larger_half_ns"] = n_arr[half].astype(int).tolist()
+    out["min_ratio_larger_half"] = float(
+        (lo / free[half]).min())
+    if last_df is not None:
+        out["task_distribution"] = _task_value(last_df, rng, ctx)
+    return out
 
 
-__all__ = ["SensitivityResult", "average_sensitivity", "check_options", "model_sensitivity", "sensitivity_by_n",
-           "fwht", "popcount", "total_influence_fourier", "METHODS", "DISTRIBUTIONS",
-           "VARIANTS"]
+def _choose_ns(family: str, fam, max_n: int) -> list[int]:
+    """The family's analysis n up to max_n; when fewer than three, the next valid n above
+    (larger analysis n first, then n + 1, n + 2, ... up to four n and at most 4 max_n),
+    measured by Monte Carlo where the space is too large to enumerate."""
+    from .. import tasks
+    ns = sorted(n for n in fam.analysis_ns if n <= max_n)
+    extra = sorted(n for n in fam.analysis_ns if n > max_n)
+    while len(ns) < 3 and extra:
+        ns.append(extra.pop(0))
+    n = max(ns or [1])
+    while len(ns) < 4 and n < 4 * max_n:
+        n += 1
+        try:
+            tasks.get(family, n=n)
+        except (TheorybenchError, ValueError):
+            continue
+        ns.append(n)
+    return ns
+
+
+def _slope(n: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of log y against log n (0 when y vanishes)."""
+    if np.all(y <= 1e-12):
+        return 0.0
+    y = np.maximum(y, 1e-12)
+    return float(np.polyfit(np.log(n), np.log(y), 1)[0])
+
+
+def _task_value(df, rng, ctx) -> dict[str, Any]:
+    per_input, _ = _work(df)
+    samples = int(np.clip(MC_WORK // max(per_input * df.length, 1), *MC_SAMPLES))
+    try:
+        r = average_sensitivity(df, distribution="task", method="monte_carlo",
+                                samples=samples, rng=rng)
+    except (TheorybenchError, ValueError) as exc:
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    return {"n": int(df.task.n), "average_sensitivity": r.value, "ci_low": r.ci_low,
+            "ci_high": r.ci_high, "samples": samples, "ratio": r.value / max(r.free_positions, 1),
+            "distribution": df.task.distributions[0]}
+
+
+def sensitivity_profile(family: str, ctx: Context | None = None) -> dict[str, Any]:
+    """Measured average sensitivity of ``family`` by n with its growth fit (cached; a copy).
+
+    Keys: ``values`` (one row per n: n, length, free_positions, average_sensitivity,
+    ci_low, ci_high, exact, method, samples, ratio = as / free_positions), ``fit``
+    (GrowthFit.to_dict), ``local_exponent`` (log-log slope of as against the number of
+    free positions over the larger half of n) and ``local_exponent_range`` (the slopes the
+    confidence intervals allow),
+    ``min_ratio_larger_half``, ``task_distribution`` (secondary), ``skipped`` and, when
+    fewer than three n could be measured, ``error``. Other theories (AC0's Boppana rule)
+    may use it.
+    """
+    ctx = ctx or Context()
+    options = tuple(sorted((k, v) for k, v in ctx.options.items()
+                           if k.startswith("sensitivity_")))
+    return copy.deepcopy(_profile(family, ctx.max_n, ctx.seed, options,
+                                  float(ctx.time_limit_s) / 2))
+
+
+class SensitivityTheory(Theory):
+    """Hahn & Rofin (ACL 2024): linear average sensitivity -> Hard, sublinear -> Easy."""
+
+    name = "sensitivity"
+    title = "Sensitivity (Hahn & Rofin 2024)"
+    summary = ("Transformers that fit functions whose average sensitivity grows with n need "
+               "sharp minima, large weights or layer-norm blow-up, so training favours "
+               "low-sensitivity functions (Hahn & Rofin 2024). Hard = average sensitivity "
+               "linear in n; Easy = sublinear; computed exactly or by Monte Carlo.")
+    assumptions = (
+        "average sensitivity under the uniform distribution on the natural input space "
+        "(positions with one choice are fixed separators)",
+        "training reaches only minima of bounded sharpness / parameter norm / layer-norm "
+        "blow-up (the theorem bounds what fitting a sensitive function requires)",
+        "asymptotics read from exact values for small n and Monte Carlo estimates beyond",
+    )
+    sources = (SOURCE,
+               "Bhattamishra, Patel, Kanade, Blunsom, 'Simplicity bias in transformers and "
+               "their ability to learn sparse Boolean functions', ACL 2023",
+               "Hahn, 'Theoretical limitations of self-attention in neural sequence models', "
+               "TACL 2020")
+
+    def _measured(self, family: str, ctx: Context) -> dict[str, Any] | RuleSkip:
+        prof = sensitivity_profile(family, ctx)
+        if "error" in prof:
+            return RuleSkip(prof["error"], {"skipped": prof["skipped"]})
+        return prof
+
+    @rule("linear average sensitivity", Basis.LOWER_BOUND)
+    def linear(self, family: str, ctx: Context):
+        """as_n / n bounded away from 0 (ratio floor and slope ~1) -> Hard (conditional)."""
+        prof = self._measured(family, ctx)
+        if isinstance(prof, RuleSkip):
+            return prof
+        c, floor = prof["local_exponent"], prof["min_ratio_larger_half"]
+        c_lo, _ = prof["local_exponent_range"]
+        if floor >= HARD_FLOOR and c_lo >= HARD_EXPONENT:
+            return self.prediction(
+                family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONDITIONAL,
+                {**prof, "criterion": f"as_n/n >= {HARD_FLOOR} for n in "
+                 f"{prof['larger_half_ns']} and log-log slope {c:.3f} (at least {c_lo:.3f} "
+                 f"within the confidence intervals) >= {HARD_EXPONENT}",
+                 "theorem": "a transformer fitting f on length n needs sharpness / norm / "
+                 "layer-norm blow-up growing with as_n(f)/n (Hahn & Rofin 2024, main "
+                 "sharpness theorem)"},
+                f"average sensitivity grows linearly (slope {c:.2f}, as_n/n >= {floor:.2f}); "
+                f"by Hahn & Rofin's bound a transformer fitting it needs a sharp minimum or "
+                f"large norms, so it is hard to learn - conditional on training reaching "
+                f"only flat, bounded-norm solutions")
+        return RuleSkip(f"not linear: as_n/n >= {floor:.3f} (floor {HARD_FLOOR}), log-log "
+                        f"slope {c:.3f}, at least {c_lo:.3f} within the confidence intervals "
+                        f"(need >= {HARD_EXPONENT})")
+
+    @rule("sublinear average sensitivity", Basis.LOWER_BOUND)
+    def sublinear(self, family: str, ctx: Context):
+        """as_n = o(n) (slope clearly below 1) -> Easy (conjectured: a bias, not a theorem)."""
+        prof = self._measured(family, ctx)
+        if isinstance(prof, RuleSkip):
+            return prof
+        c = prof["local_exponent"]
+        _, c_hi = prof["local_exponent_range"]
+        if c_hi <= EASY_EXPONENT:
+            return self.prediction(
+                family, Verdict.EASY, Basis.LOWER_BOUND, Status.CONJECTURED,
+                {**prof, "criterion": f"log-log slope of as_n {c:.3f} (at most {c_hi:.3f} "
+                 f"within the confidence intervals) <= {EASY_EXPONENT} (as_n = o(n)); "
+                 f"growth {prof['fit']['kind']}"},
+                f"average sensitivity is sublinear ({prof['fit']['formula']}, slope "
+                f"{c:.2f}); Hahn & Rofin's sharpness obstacle does not apply and transformers "
+                f"are biased towards such functions - a tendency, so conjectured")
+        # the last rule: its skip keeps the measurements, so an Unknown cell shows them
+        kept = ("distribution", "values", "fit", "local_exponent", "local_exponent_range",
+                "larger_half_ns", "min_ratio_larger_half", "thresholds", "task_distribution")
+        return RuleSkip(f"not clearly sublinear: log-log slope {c:.3f}, up to {c_hi:.3f} "
+                        f"within the confidence intervals (need <= {EASY_EXPONENT})",
+                        {k: prof[k] for k in kept if k in prof})
+
+
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (SensitivityTheory,)
+
+__all__ = ["SensitivityTheory", "sensitivity_profile", "HARD_FLOOR", "HARD_EXPONENT",
+           "EASY_EXPONENT"]

@@ -30,7 +30,7 @@ Two matrix columns:
 Rules (DESIGN.md order).  Construction: a library program verified against the task at
 every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
 inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Easy; the
-minimal automaton of the language view (``theories.language``), learned from residuals and
+minimal automaton of the language view (``formal.language``), learned from residuals and
 checked on all words up to the check bound, is aperiodic -> Easy.  Lower bound: that
 automaton's transition monoid contains a group (witness word and state cycle; for [pos]: a
 group among the images of words of the stable length) -> Hard; residual classes grow with
@@ -48,13 +48,13 @@ from typing import Any, ClassVar
 
 from .. import tasks
 from ..errors import ResourceLimitError, TaskParameterError
-from .automata import (aperiodicity, domain_problem, find_failing_view, learn_dfa,
+from ..formal.automata import (aperiodicity, domain_problem, find_failing_view, learn_dfa,
                        learn_view_cached, quasi_aperiodicity, views)
-from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, register_theory, rule
-from .brasp import ast as A
-from .brasp.check import check_on_task
-from .brasp.programs import for_task
-from .language import is_language
+from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
+from ..formal.brasp import ast as A
+from ..formal.brasp.check import check_on_task
+from ..formal.brasp.programs import for_task
+from ..formal.language import is_language
 
 SOURCE = ("Yang, Chiang & Angluin, Masked hard-attention transformers recognize exactly the "
           "star-free languages, NeurIPS 2024 (arXiv 2310.13897)")
@@ -226,8 +226,7 @@ class _StarFreeBase(Theory):
                         + "; ".join(reasons)[:400] + ")")
 
 
-@register_theory
-class StarFree(_StarFreeBase):
+class StarFreeTheory(_StarFreeBase):
     name = "star_free"
     title = "Star-free (masked hard attention, B-RASP, no positions)"
     summary = ("Masked hard-attention transformers without positions recognize exactly the "
@@ -238,8 +237,7 @@ class StarFree(_StarFreeBase):
                    "no position embeddings", "finite alphabet; accept at the last position")
 
 
-@register_theory
-class StarFreePos(_StarFreeBase):
+class StarFreePosTheory(_StarFreeBase):
     name = "star_free_pos"
     title = "Star-free with positions (B-RASP[pos])"
     summary = ("The same model with position information (B-RASP[pos]): programs may test "
@@ -252,6 +250,12 @@ class StarFreePos(_StarFreeBase):
                    "position predicates in scores (B-RASP[pos]); tokpos for query tokens",
                    "accept at the last position")
     sources = _StarFreeBase.sources + (BCST,)
+    dropped_rules = {
+        "r_group": "with positions a group alone is no lower bound ((aa)* needs only i % 2); "
+                   "the quasi-aperiodicity rules replace it",
+        "r_nonregular": "non-regularity is no lower bound with positions: numerical "
+                        "predicates recognize non-regular languages (e.g. a^m b^m)",
+    }
 
     @rule("quasi-aperiodic minimal automaton", Basis.CONSTRUCTION)
     def r_quasi(self, family: str, ctx: Context):
@@ -273,10 +277,6 @@ class StarFreePos(_StarFreeBase):
             f"(stability index {info['stability_index']}): FO[<, MOD]-definable, hence "
             f"B-RASP with modular position predicates")
 
-    def r_group(self, family: str, ctx: Context):  # replaced by the quasi-aperiodic test
-        return RuleSkip("with positions a group alone is no lower bound ((aa)* needs only "
-                        "i % 2); see 'not quasi-aperiodic'")
-
     @rule("not quasi-aperiodic", Basis.LOWER_BOUND)
     def r_not_quasi(self, family: str, ctx: Context):
         """A group among the images of words of the stable length (in the language or a
@@ -294,10 +294,6 @@ class StarFreePos(_StarFreeBase):
              "theorem": BCST},
             f"{label}: {info['explanation']}: the language is not in AC0, and B-RASP[pos] "
             f"programs only define AC0 languages")
-
-    def r_nonregular(self, family: str, ctx: Context):
-        return RuleSkip("non-regularity is no lower bound with positions: numerical "
-                        "predicates recognize non-regular languages (e.g. a^m b^m)")
 
     @rule("average sensitivity above polylog", Basis.LOWER_BOUND)
     def r_sensitivity(self, family: str, ctx: Context):
@@ -323,8 +319,8 @@ class StarFreePos(_StarFreeBase):
 
 @functools.lru_cache(maxsize=64)
 def _sensitivity_growth(family: str, max_n: int) -> dict[str, Any]:
-    from .growth import classify_growth
-    from .sensitivity import average_sensitivity
+    from ..formal.growth import classify_growth
+    from ..formal.sensitivity import average_sensitivity
     cls = tasks.family(family)
     ns, values = [], []
     for n in cls.analysis_ns:
@@ -344,3 +340,7 @@ def _sensitivity_growth(family: str, max_n: int) -> dict[str, Any]:
                         f"average sensitivity"}
     fit = classify_growth(ns, values)
     return {"ns": ns, "values": values, "fit": fit.to_dict()}
+
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (StarFreeTheory, StarFreePosTheory)

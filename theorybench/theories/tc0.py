@@ -24,12 +24,11 @@ Families with neither a builder nor a checked reduction stay Unknown.
 
 from __future__ import annotations
 
-from .base import Basis, Context, Theory, register_theory, rule
-from .circuits.rules import construction_rule, reduction_rule
+from .base import Basis, Context, Theory, rule
+from ._rules import construction_rule, reduction_rule
 
 
-@register_theory
-class TC0(Theory):
+class TC0Theory(Theory):
     name = "tc0"
     title = "TC0 (softmax / average-hard attention)"
     summary = ("Log-precision softmax and average-hard attention transformers lie in uniform "
@@ -59,3 +58,7 @@ class TC0(Theory):
     def reduction(self, family: str, ctx: Context):
         """Checked projection from an NL- or L-complete problem -> Hard, conditional."""
         return reduction_rule(self, family, "tc0", ctx)
+
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (TC0Theory,)

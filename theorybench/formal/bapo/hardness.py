@@ -22,7 +22,7 @@ of the source is a split of the target. Then an (a, b)-BAPO for the target yield
 A polynomial blow-up of the length does not matter: a constant (a, b) for the target at
 every length would give one for the source. The theory checks label preservation and
 the projection/monotonicity property with
-:class:`~theorybench.theories.reductions.Reduction` before using one.
+:class:`~theorybench.formal.reductions.Reduction` before using one.
 
 Majority -> reach_undirected (:func:`majority_to_reach`), the counting graph: nodes
 (i, c) for 0 <= c <= i <= n, for every bit i and count c an edge

@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from ... import tasks
-from ..base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
-from ..growth import classify_growth
-from .hardness import checked
-from .theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
-from .verify import construction_table
+from .. import tasks
+from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
+from ..formal.growth import classify_growth
+from ..formal.circuits.hardness import checked
+from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
+from ..formal.circuits.verify import construction_table
 
 #: Boppana rule: the fitted exponent c of as(m) ~ m^c must be at least this.
 MIN_EXPONENT = 0.3
@@ -55,7 +55,7 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> 
 
 @functools.lru_cache(maxsize=64)
 def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...], str] | str:
-    from ..sensitivity import average_sensitivity  # written by the sensitivity module's owner
+    from ..formal.sensitivity import average_sensitivity
 
     ms, values = [], []
     why = ""

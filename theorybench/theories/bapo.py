@@ -43,9 +43,9 @@ import numpy as np
 
 from .. import tasks
 from ..errors import EnumerationTooLarge
-from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
-from .communication import one_way_cc
-from .growth import classify_growth
+from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
+from ..formal.communication import one_way_cc
+from ..formal.growth import classify_growth
 
 #: Largest input space the b = 0 bandwidth / row-class protocol enumerate in predict.
 BW_LIMIT = 1 << 14
@@ -83,7 +83,7 @@ def b0_by_n(family: str, ns: tuple[int, ...], limit: int = BW_LIMIT) -> dict[int
 def sat_frontier(family: str, n: int, max_a: int = 3, max_b: int = 2,
                  timeout_s: float = 2.0) -> dict[str, Any]:
     """The SAT frontier at one tiny n (short time limit), as evidence."""
-    from .bapo.frontier import MAX_SAT_INPUTS, frontier
+    from ..formal.bapo.frontier import MAX_SAT_INPUTS, frontier
 
     df = _df(family, n)
     if df.space_size() > min(MAX_SAT_INPUTS, 1 << 8):
@@ -113,8 +113,7 @@ def _evidence(family: str, ctx: Context) -> dict[str, Any]:
     return ev
 
 
-@register_theory
-class BapoTheory(Theory):
+class BAPOTheory(Theory):
     name = "bapo"
     title = "BAPO (bounded attention prefix oracle)"
     summary = ("A BAPO models one split of the input: a bits of prefix summary plus b "
@@ -132,8 +131,8 @@ class BapoTheory(Theory):
     @rule("verified constant-bandwidth protocol", Basis.CONSTRUCTION)
     def library_protocol(self, family: str, ctx: Context):
         """A library protocol verified at every analysis n, with (a, b) flat over n."""
-        from .bapo.library import protocols_for
-        from .bapo.verify import verify
+        from ..formal.bapo.library import protocols_for
+        from ..formal.bapo.verify import verify
 
         ns = _ns(family, ctx)
         if len(ns) < 3:
@@ -195,7 +194,7 @@ class BapoTheory(Theory):
     @rule("checked reduction from a BAPO-hard problem", Basis.REDUCTION)
     def hard_reduction(self, family: str, ctx: Context):
         """A checked monotone projection from a BAPO-hard problem (Schnabel et al.)."""
-        from .bapo.hardness import open_note, reductions_into
+        from ..formal.bapo.hardness import open_note, reductions_into
 
         reds = reductions_into(family)
         if not reds:
@@ -224,4 +223,8 @@ def _monotone(dep: list[int] | None) -> bool:
     return all(a <= b for a, b in zip(pos, pos[1:]))
 
 
-__all__ = ["BapoTheory", "b0_by_n", "sat_frontier"]
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (BAPOTheory,)
+
+__all__ = ["BAPOTheory", "b0_by_n", "sat_frontier"]

@@ -1,10 +1,10 @@
 """Problems with known circuit lower bounds, and checked projections from them to tasks.
 
-A :class:`KnownProblem` is a :class:`~theorybench.theories.reductions.Problem` together
+A :class:`KnownProblem` is a :class:`~theorybench.formal.reductions.Problem` together
 with the theorems about it: ``ac0`` - it is not in AC0 (unconditional); ``tc0`` - it is
 complete for a class believed larger than TC0 (so it is outside TC0 conditionally).
 The theorems are data (:mod:`.theorems`); what attaches one to a task family is a
-:class:`~theorybench.theories.reductions.Reduction` of kind ``projection`` that
+:class:`~theorybench.formal.reductions.Reduction` of kind ``projection`` that
 ``Reduction.check`` verifies by running it (labels preserved on all small instances,
 images valid target instances, every output token depending on at most one input
 position). AC0 and TC0 are closed under projections (Skyum & Valiant 1985), so the

@@ -10,7 +10,7 @@ LLMs fail to reason globally", NeurIPS 2025 (arXiv 2505.08140).
 * :mod:`.hardness` - BAPO-hard sources (Theorems 3 and 4) and split-preserving reductions.
 
 The b = 0 bandwidth (exact one-way communication complexity) lives in
-:mod:`theorybench.theories.communication`.
+:mod:`theorybench.formal.communication`.
 """
 
 from .protocol import Protocol, run

@@ -14,7 +14,7 @@ Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
   in n only because the alphabet is fixed - the paper (Section 3.2, Appendix C) notes that
   multi-hop induction heads appears BAPO-Sigma-hard (bandwidth growing with |Sigma|);
 * dyck_bounded - (ceil(log2 |Q|), 0) by the state of its stack automaton, and by the
-  minimal DFA learned and checked by :mod:`theorybench.theories.automata`
+  minimal DFA learned and checked by :mod:`theorybench.formal.automata`
   (:func:`.sequential.automaton_protocol`, the paper's regular-language protocol).
 
 Growing bandwidth (the best protocols known here):

@@ -34,8 +34,8 @@ import numpy as np
 
 from .. import tasks
 from ..errors import ResourceLimitError
-from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
-from .growth import classify_growth
+from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
+from ..formal.growth import classify_growth
 
 #: The n at which each family's algorithm is measured (valid sizes for the family).
 DEFAULT_NS = (16, 64, 256, 1024)
@@ -53,7 +53,7 @@ def mpc_ns(family: str) -> list[int]:
 @functools.lru_cache(maxsize=64)
 def rounds_by_n(family: str, delta: float, seed: int = 0, instances: int = 3) -> dict[int, Any]:
     """{n: measure(...)} for the family's algorithm at ``delta`` (cached per process)."""
-    from .mpc.algorithms import ALGORITHMS, measure
+    from ..formal.mpc.algorithms import ALGORITHMS, measure
 
     if family not in ALGORITHMS:
         return {}
@@ -61,8 +61,7 @@ def rounds_by_n(family: str, delta: float, seed: int = 0, instances: int = 3) ->
     return {n: measure(tasks.get(family, n=n), rng, delta, instances) for n in mpc_ns(family)}
 
 
-@register_theory
-class MpcTheory(Theory):
+class MPCTheory(Theory):
     name = "mpc"
     title = "MPC (massively parallel computation, sublinear memory)"
     summary = ("R rounds of massively parallel computation with memory N^delta per machine "
@@ -114,7 +113,7 @@ class MpcTheory(Theory):
         """1-cycle vs 2-cycles reduces to the family -> Hard, conditional on the conjecture."""
         if family not in ("reach_directed", "reach_undirected"):
             return RuleSkip("no reduction from 1-cycle vs 2-cycles into this family is known here")
-        from .mpc.cycles import double_cover_reduction
+        from ..formal.mpc.cycles import double_cover_reduction
 
         red = double_cover_reduction(family)
         chk = red.check([6, 10], samples=100, rng=np.random.default_rng(ctx.seed))
@@ -138,8 +137,12 @@ class MpcTheory(Theory):
 
 
 def _algorithm_name(family: str) -> str:
-    from .mpc.algorithms import ALGORITHMS
+    from ..formal.mpc.algorithms import ALGORITHMS
     return ALGORITHMS[family][0]
 
 
-__all__ = ["MpcTheory", "rounds_by_n", "mpc_ns"]
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (MPCTheory,)
+
+__all__ = ["MPCTheory", "rounds_by_n", "mpc_ns"]

@@ -2,11 +2,11 @@
 text syntax (``.cr`` files compatible with the public interpreter), an embedded DSL,
 a validator, a vectorized interpreter with traces, a naive reference interpreter, a
 program library, and checks against the task suite. The theory's rules live in
-``theorybench/theories/crasp_theory.py``.
+``theorybench/theories/crasp.py``.
 
 Quick use::
 
-    from theorybench.theories import crasp
+    from theorybench.formal import crasp
     prog = crasp.parse('ones = # "1"\\nzeros = # "0"\\nmaj = ones > zeros\\n')
     crasp.run(prog, ["1 0 1", "0 0 1"]).accept      # array([ True, False])
 """

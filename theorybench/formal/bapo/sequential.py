@@ -8,7 +8,7 @@ prefix, h only f's bits, the suffix and the split.
 
 * :func:`automaton_protocol` - that protocol for any DFA given as a transition table;
   a constant a for a regular task (e.g. dyck_bounded by its stack automaton, or by the
-  minimal DFA learned and checked by :mod:`theorybench.theories.automata`).
+  minimal DFA learned and checked by :mod:`theorybench.formal.automata`).
 * :func:`stack_protocol` - Dyck-k without a depth bound: f sends the prefix's stack of
   open bracket types (or "already invalid"); a = ceil(log2(1 + sum t^d)) over the depths d <= min(k, L-k)
   of the parity of k, for t types, which grows with n (log n for one type, linear for more). It is the

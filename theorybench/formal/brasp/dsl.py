@@ -1,6 +1,6 @@
 """An embedded Python DSL that builds the same AST as the ``.br`` parser.
 
-    from theorybench.theories.brasp import dsl as B
+    from theorybench.formal.brasp import dsl as B
     p = B.Builder(alphabet=("0", "1"))
     p.let("seen0", B.leftmost(score=B.tok("0", "j"), value=B.TRUE, default=B.FALSE, mask="<"))
     p.let("out", ~B.ref("seen0") & B.tok("1"))

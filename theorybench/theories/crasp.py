@@ -5,7 +5,7 @@ Model: C-RASP (Yang & Chiang, "Counting like transformers", COLM 2024, arXiv 240
 straight-line programs of Boolean and count definitions over token tests, ``#`` counts
 (prefix sums), + - constants, comparisons; a language is accepted at an appended end
 marker (Yang, Veseli et al., App. F, Remark 42). A family is Easy when ONE fixed program
-decides it at every n. Source code of the language: :mod:`theorybench.theories.crasp`.
+decides it at every n. Source code of the language: :mod:`theorybench.formal.crasp`.
 
 Rules, in order:
 
@@ -53,8 +53,8 @@ import numpy as np
 
 from .. import tasks
 from ..errors import EnumerationTooLarge, TaskParameterError, TheorybenchError
-from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, register_theory, rule
-from .growth import classify_growth
+from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
+from ..formal.growth import classify_growth
 
 YC24 = "Yang & Chiang, 'Counting like transformers', COLM 2024 (arXiv 2404.04393)"
 HUANG25 = ("Huang et al., 'A formal framework for understanding length generalization in "
@@ -161,7 +161,7 @@ def conflict_rows_by_split(df, limit: int = CC_LIMIT) -> dict[int, int]:
     distinct rows where every live prefix has the same definedness pattern, e.g. a split
     inside index's data bits). Prefixes with no valid completion are ignored; for a
     total function the count is the number of distinct rows."""
-    from .communication import evaluate_all
+    from ..formal.communication import evaluate_all
     values = evaluate_all(df, limit)
     sizes = [len(c) for c in df.choices]
     out = {}
@@ -180,7 +180,7 @@ def communication_profile(family: str, max_space: int = CC_LIMIT, seed: int = 0)
     ``max_space``; if fewer than four n allow that, the SAMPLED lower bounds of
     :func:`sampled_rows_lower_bound` at every n instead (one method per series, so that
     the growth fit compares like with like)."""
-    from .communication import distinct_rows_by_split
+    from ..formal.communication import distinct_rows_by_split
     cls = tasks.family(family)
     low = min(cls.analysis_ns)  # below the family's analysis range instances degenerate
     extra = {n for n in (2, 3, 4, 6, 8) if n >= low}  # (index_parity at n = k = 3)
@@ -241,7 +241,6 @@ def superlog_excess(ns, cc) -> dict[str, Any]:
                          f"{MIN_EXCESS_BITS} bits"}
 
 
-@register_theory
 class CRASPTheory(Theory):
     name = "crasp"
     title = "C-RASP (counting RASP / temporal counting logic)"
@@ -264,8 +263,8 @@ class CRASPTheory(Theory):
     @rule("verified program", Basis.CONSTRUCTION)
     def verified_program(self, family: str, ctx: Context):
         """A library program, checked against the task for every n up to max_n, of constant size."""
-        from .crasp import for_task
-        from .crasp.check import check_against_task
+        from ..formal.crasp import for_task
+        from ..formal.crasp.check import check_against_task
         cls = tasks.family(family)
         probe = _instances(family, list(cls.analysis_ns) + [ctx.max_n])
         if not probe or for_task(probe[0]) is None:
@@ -308,8 +307,8 @@ class CRASPTheory(Theory):
         inverse homomorphism a -> w (closure: Yang, Veseli et al., Prop. 41), a unary
         language that is eventually periodic and not eventually constant, which C-RASP
         cannot define (Huang et al. 2025: (aa)* is not in C-RASP)."""
-        from .automata import aperiodicity, find_failing_view
-        from .language import is_language
+        from ..formal.automata import aperiodicity, find_failing_view
+        from ..formal.language import is_language
         ok, why = is_language(family)
         if not ok:
             return RuleSkip(why)
@@ -375,7 +374,7 @@ class CRASPTheory(Theory):
     @rule("reduction from flip-flop", Basis.REDUCTION)
     def from_flip_flop(self, family: str, ctx: Context):
         """A checked projection from the flip-flop language (not in C-RASP)."""
-        from .crasp.flipflop import FLIP_FLOP_TO_KHOP
+        from ..formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
         known = {"khop": FLIP_FLOP_TO_KHOP}
         if family not in known:
             return RuleSkip(f"no reduction from flip-flop to {family} is implemented "
@@ -397,3 +396,7 @@ class CRASPTheory(Theory):
             f"projection checked on all {sum(c.checked for c in chk.by_n)} words of length "
             f"{ms[0]}..{ms[-1]}; C-RASP's closure under inverse homomorphisms and quotients "
             f"would put flip-flop in C-RASP")
+
+
+#: The matrix columns this module defines (see registry.THEORY_MODULES).
+THEORIES = (CRASPTheory,)

@@ -5,7 +5,7 @@ space when that has at most ``exhaustive_limit`` inputs, otherwise on ``samples`
 from the task's own distribution plus ``samples`` uniform ones (valid ones kept), and
 compares with ``df.evaluate``. ``construction_table(family, basis)`` builds and verifies
 for several n and classifies depth and size growth with
-:func:`theorybench.theories.growth.classify_growth`.
+:func:`theorybench.formal.growth.classify_growth`.
 """
 
 from __future__ import annotations
