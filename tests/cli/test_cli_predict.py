@@ -10,15 +10,8 @@ import pytest
 from theorybench.cli.main import main
 
 
-def run(capsys, *argv):
-    code = main(list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def test_predict_subset_markdown(capsys):
-    code, out, err = run(capsys, "predict", "--theory", "sensitivity", "--task",
-                         "parity,majority")
+def test_predict_subset_markdown(cli, capsys):
+    code, out, err = cli("predict", "--theory", "sensitivity", "--task", "parity,majority")
     assert code == 0
     assert "| task | sensitivity |" in out
     assert "| parity | Hard (lb, cond) |" in out
@@ -26,14 +19,12 @@ def test_predict_subset_markdown(capsys):
     assert "Cells:" in out and "predict" not in err  # no progress bar off a terminal
 
 
-def test_predict_csv_and_json(capsys):
-    code, out, _ = run(capsys, "predict", "--theory", "sensitivity", "--task",
-                       "all,sparse_parity", "--format", "csv", "--max-n", "10")
+def test_predict_csv_and_json(cli, capsys):
+    code, out, _ = cli("predict", "--theory", "sensitivity", "--task", "all,sparse_parity", "--format", "csv", "--max-n", "10")
     assert code == 0
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[0] == ["task", "sensitivity"] and rows[1][0] == "all"
-    code, out, _ = run(capsys, "predict", "--theory", "sensitivity", "--task", "parity",
-                       "--format", "json", "--seed", "1")
+    code, out, _ = cli("predict", "--theory", "sensitivity", "--task", "parity", "--format", "json", "--seed", "1")
     data = json.loads(out)
     assert isinstance(data, list) and len(data) == 1
     d = data[0]
@@ -54,24 +45,24 @@ def test_predict_csv_and_json(capsys):
     (["sensitivity", "parity", "--n", "23", "--method", "exact"], "--method monte_carlo"),
     (["sensitivity", "parity", "--n", "4", "--param", "k"], "NAME=VALUE"),
 ])
-def test_bad_input_exits_2_with_a_message(capsys, argv, needle):
-    code, out, err = run(capsys, *argv)
+def test_bad_input_exits_2_with_a_message(cli, capsys, argv, needle):
+    code, out, err = cli(*argv)
     assert code == 2
     assert needle in err and "Traceback" not in err
 
 
-def test_explain(capsys):
-    code, out, _ = run(capsys, "explain", "sensitivity", "majority", "--max-n", "9")
+def test_explain(cli, capsys):
+    code, out, _ = cli("explain", "sensitivity", "majority", "--max-n", "9")
     assert code == 0
     assert out.startswith("sensitivity on majority: Easy (lb, conj)")
     assert "Rules tried (in order):" in out and "1. [lower-bound] linear average" in out
     assert "average_sensitivity" in out and "Sources:" in out
-    code, out, _ = run(capsys, "explain", "sensitivity", "parity", "--format", "json")
+    code, out, _ = cli("explain", "sensitivity", "parity", "--format", "json")
     assert json.loads(out)["rule"] == "linear average sensitivity"
 
 
-def test_sensitivity_json_is_a_list(capsys):
-    code, out, _ = run(capsys, "sensitivity", "majority", "--n", "3..9:2", "--format", "json")
+def test_sensitivity_json_is_a_list(cli, capsys):
+    code, out, _ = cli("sensitivity", "majority", "--n", "3..9:2", "--format", "json")
     assert code == 0
     data = json.loads(out)
     assert [d["n"] for d in data] == [3, 5, 7, 9]
@@ -84,13 +75,12 @@ def test_sensitivity_json_is_a_list(capsys):
         assert d["exact"] and d["distribution"] == "uniform"
 
 
-def test_sensitivity_text_and_automatic_monte_carlo(capsys):
-    code, out, err = run(capsys, "sensitivity", "parity", "--n", "16,17,18,23", "--samples", "500")
+def test_sensitivity_text_and_automatic_monte_carlo(cli, capsys):
+    code, out, err = cli("sensitivity", "parity", "--n", "16,17,18,23", "--samples", "500")
     assert code == 0
     assert "growth: poly" in out and "monte_carlo" in out and "fwht" in out
     assert "n=23" in err and "Monte Carlo" in err
-    code, out, _ = run(capsys, "sensitivity", "all", "--n", "4,8", "--distribution", "task",
-                       "--samples", "300", "--seed", "2")
+    code, out, _ = cli("sensitivity", "all", "--n", "4,8", "--distribution", "task", "--samples", "300", "--seed", "2")
     assert code == 0 and "needs at least three" in out and "[" in out
 
 
@@ -104,8 +94,8 @@ def test_max_n_beyond_exact_methods_is_refused_with_advice(capsys, cmd):
     assert "Traceback" not in err
 
 
-def test_sensitivity_histogram_matches_majority_closed_form(capsys):
-    code, out, _ = run(capsys, "sensitivity", "majority", "--n", "5,7", "--histogram")
+def test_sensitivity_histogram_matches_majority_closed_form(cli, capsys):
+    code, out, _ = cli("sensitivity", "majority", "--n", "5,7", "--histogram")
     assert code == 0
     for n in (5, 7):  # s = (n+1)/2 exactly when the vote is one away from a tie
         p = 2 * comb(n, (n + 1) // 2) / 2 ** n

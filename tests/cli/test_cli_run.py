@@ -3,17 +3,11 @@
 import json
 
 import pytest
-import torch
 
 from theorybench.cli.main import main
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def test_run_runs_export(tmp_path, capsys):

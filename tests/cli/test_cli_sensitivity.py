@@ -5,18 +5,11 @@ import json
 import pytest
 
 from theorybench.cli.common import parse_range
-from theorybench.cli.main import main
 from theorybench.errors import TaskParameterError
 
 
-def run(capsys, *argv):
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
-
-
-def test_sensitivity_skips_even_n_of_majority(capsys):
-    rc, out, err = run(capsys, "sensitivity", "majority", "--n", "5..9", "--format", "json")
+def test_sensitivity_skips_even_n_of_majority(cli, capsys):
+    rc, out, err = cli("sensitivity", "majority", "--n", "5..9", "--format", "json")
     rows = json.loads(out)
     assert rc == 0 and [r["n"] for r in rows] == [5, 7, 9]
     # closed form: as(maj_n) = n * C(n-1, (n-1)/2) / 2^(n-1)
@@ -27,19 +20,19 @@ def test_sensitivity_skips_even_n_of_majority(capsys):
     assert err.count("note:") == 1 and "n=6, 8" in err
 
 
-def test_sensitivity_no_valid_n_is_an_error(capsys):
-    rc, out, err = run(capsys, "sensitivity", "majority", "--n", "6,8")
+def test_sensitivity_no_valid_n_is_an_error(cli, capsys):
+    rc, out, err = cli("sensitivity", "majority", "--n", "6,8")
     assert rc == 2 and out == "" and "the valid n between 6 and 8 are 7" in err
 
 
-def test_sensitivity_bad_samples_before_any_note(capsys):
-    rc, out, err = run(capsys, "sensitivity", "parity", "--n", "30", "--samples", "-5")
+def test_sensitivity_bad_samples_before_any_note(cli, capsys):
+    rc, out, err = cli("sensitivity", "parity", "--n", "30", "--samples", "-5")
     assert rc == 2 and "note" not in err and "samples" in err
 
 
-def test_bad_param_keeps_its_own_message_without_theory_md(capsys):
-    rc, _, err = run(capsys, "sensitivity", "khop", "--n", "8..10", "--param", "k=two")
-    assert rc == 2 and "k='two'" in err and "THEORY.md" not in err
+def test_bad_param_keeps_its_own_message_without_theory_md(cli, capsys):
+    rc, _, err = cli("sensitivity", "khop", "--n", "8..10", "--param", "k=two")
+    assert rc == 2 and "k='two'" in err and ".md" not in err
 
 
 @pytest.mark.parametrize("text, message", [

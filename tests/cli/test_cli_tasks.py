@@ -7,8 +7,6 @@ rest call ``main(argv)`` in-process and read the captured output.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,28 +19,23 @@ SUITE = ("all", "any", "majority", "parity", "index", "index_all", "index_any",
          "edge_exists", "reach_directed", "reach_undirected", "dyck_bounded", "dyck")
 
 
-def _run(*args):
-    return subprocess.run([sys.executable, "-m", "theorybench.cli.main", *args],
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_subprocess_even_majority_is_a_clean_error():
-    proc = _run("sample", "majority", "--n", "8")
+def test_subprocess_even_majority_is_a_clean_error(cli_proc):
+    proc = cli_proc("sample", "majority", "--n", "8")
     assert proc.returncode == 2
     assert "n=8 is even" in proc.stderr and "n=7 or n=9" in proc.stderr
     assert proc.stderr.startswith("theorybench: error:")
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
-def test_subprocess_malformed_label_input_is_a_clean_error():
-    proc = _run("label", "index_all", "--n", "4", "0 1 1 1 q2 q2 q3")
+def test_subprocess_malformed_label_input_is_a_clean_error(cli_proc):
+    proc = cli_proc("label", "index_all", "--n", "4", "0 1 1 1 q2 q2 q3")
     assert proc.returncode == 2
     assert "q2 is repeated" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
-def test_subprocess_tasks_lists_every_family():
-    proc = _run("tasks")
+def test_subprocess_tasks_lists_every_family(cli_proc):
+    proc = cli_proc("tasks")
     assert proc.returncode == 0, proc.stderr
     names = [line.split()[0] for line in proc.stdout.splitlines()[2:] if line.strip()]
     assert names == list(tasks.families())
@@ -64,8 +57,8 @@ def test_tasks_table_columns(capsys):
     assert "odd" in majority
 
 
-def test_subprocess_huge_count_is_a_clean_error():
-    proc = _run("sample", "parity", "--n", "4", "--count", "100000000000")
+def test_subprocess_huge_count_is_a_clean_error(cli_proc):
+    proc = cli_proc("sample", "parity", "--n", "4", "--count", "100000000000")
     assert proc.returncode == 2
     assert "sample in batches" in proc.stderr
     assert "Traceback" not in proc.stderr + proc.stdout
@@ -159,24 +152,19 @@ def test_label(capsys, argv, expected):
     assert capsys.readouterr().out.strip() == expected
 
 
-def test_no_user_facing_string_cites_theory_md():
-    """THEORY.md is not shipped: messages, help and parameter descriptions must stand alone
-    (docstrings may cite it; the reduction doc paragraph reaches users, so it may not)."""
-    import ast
+def test_every_cited_document_is_shipped():
+    """Code, help and messages cite only documents users have: every ``*.md`` named anywhere
+    in the package (docstrings, comments, strings) is a file of the project."""
     import pathlib
+    import re
 
     import theorybench
-    from theorybench.formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
-    hits = []
-    for f in pathlib.Path(theorybench.__file__).parent.rglob("*.py"):
-        tree = ast.parse(f.read_text())
-        docs = {id(n.body[0].value) for n in ast.walk(tree)
-                if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                and n.body and isinstance(n.body[0], ast.Expr)
-                and isinstance(n.body[0].value, ast.Constant)}
-        hits += [f"{f.name}:{n.lineno}" for n in ast.walk(tree)
-                 if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                 and "THEORY.md" in n.value and id(n) not in docs]
-    assert hits == []
-    assert "THEORY.md" not in FLIP_FLOP_TO_KHOP.doc
-    assert "THEORY.md" not in " ".join(p.describe() for p in tasks.family("khop").params)
+    pkg = pathlib.Path(theorybench.__file__).parent
+    root = pkg.parent
+    missing = []
+    for f in pkg.rglob("*.py"):
+        for m in re.finditer(r"[\w./-]*\w\.md\b", f.read_text()):
+            name = m.group(0)
+            if not ((root / name).is_file() or (root / "docs" / name).is_file()):
+                missing.append(f"{f.relative_to(root)}: {name}")
+    assert missing == []

@@ -1,11 +1,7 @@
 import pytest
-import torch
 
 
 @pytest.fixture(autouse=True)
-def _one_thread():
-    """Tests share 2 cores with other work; one torch thread is both faster and stabler."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
+def _one_thread(one_torch_thread):
+    """Training tests share 2 cores with other work; one torch thread is faster and stabler."""
     yield
-    torch.set_num_threads(old)

@@ -1,6 +1,6 @@
 """Hand-made run records with known empirical verdicts."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 

@@ -1,8 +1,6 @@
 """The report from a real results store built in the test, and the report CLI."""
 
 import json
-import subprocess
-import sys
 
 from theorybench.experiments.spec import RunSpec
 from theorybench.experiments.store import ResultsStore
@@ -48,34 +46,29 @@ def test_report_from_a_real_store(tmp_path):
     assert files["index.html"].stat().st_size > 10_000
 
 
-def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "theorybench.cli.main", *args],
-                          capture_output=True, text=True, timeout=300)
-
-
-def test_report_cli_with_saved_predictions(tmp_path):
+def test_report_cli_with_saved_predictions(cli_proc, tmp_path):
     db = tmp_path / "runs.sqlite"
     _store(db)
     preds = tmp_path / "p.json"
     preds.write_text(json.dumps(PREDS))
     out = tmp_path / "out"
-    r = _cli("report", "--db", str(db), "--out", str(out), "--predictions", str(preds))
+    r = cli_proc("report", "--db", str(db), "--out", str(out), "--predictions", str(preds))
     assert r.returncode == 0, r.stderr
     assert (out / "agreement.tex").exists()
 
 
-def test_report_cli_refuses_a_foreign_store(tmp_path):
+def test_report_cli_refuses_a_foreign_store(cli_proc, tmp_path):
     bad = tmp_path / "notes.sqlite"
     bad.write_text("these are my notes, not a database")
     before = bad.read_bytes()
     preds = tmp_path / "p.json"
     preds.write_text(json.dumps(PREDS))
-    r = _cli("report", "--db", str(bad), "--out", str(tmp_path / "o"), "--predictions", str(preds))
+    r = cli_proc("report", "--db", str(bad), "--out", str(tmp_path / "o"), "--predictions", str(preds))
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and "theorybench: error:" in r.stderr
     assert bad.read_bytes() == before
 
 
-def test_report_cli_bad_thresholds(tmp_path):
-    r = _cli("report", "--target-accuracy", "1.5", "--predictions", "x.json")
+def test_report_cli_bad_thresholds(cli_proc, tmp_path):
+    r = cli_proc("report", "--target-accuracy", "1.5", "--predictions", "x.json")
     assert r.returncode == 2 and "--target-accuracy" in r.stderr

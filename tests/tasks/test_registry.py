@@ -1,6 +1,6 @@
 """Tests of the task registry and of the interface contract every registered family keeps.
 
-The contract tests run over whatever is registered (all 18 families of THEORY.md
+The contract tests run over whatever is registered (all 18 families of docs/theories.md
 section 9 once they exist): class metadata, parameter validation, sample/label
 consistency, determinism, render/parse round trips and the decision view.
 """
@@ -24,7 +24,7 @@ FAMILIES = tasks.families()
 
 
 def test_all_eighteen_families_are_registered():
-    """Fails until every family of THEORY.md section 9 exists (intended)."""
+    """Fails until every family of the task suite (docs/theories.md §9) exists (intended)."""
     missing = [name for name in SUITE if name not in FAMILIES]
     assert not missing, f"families not registered yet: {missing}"
     assert len(FAMILIES) == 18

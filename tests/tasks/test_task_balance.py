@@ -1,4 +1,4 @@
-"""Label balance of every family's label-balanced distributions (THEORY.md section 9).
+"""Label balance of every family's label-balanced distributions (docs/theories.md §9).
 
 Balanced distributions fix the number of positives (count / 2, odd counts rounded by a
 fair coin), so the tolerance is one row; the uniform distributions of majority, parity and

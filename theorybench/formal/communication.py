@@ -9,7 +9,7 @@ holder needs at that split, so ``ceil(log2 rows)`` is the exact minimal one-way 
 length in bits. This is also the minimal prefix bandwidth ``a`` of a BAPO with ``b = 0``
 (Schnabel et al., "Lost in transmission", NeurIPS 2025, arXiv 2505.08140, Definition 1
 with no attended tokens: the suffix oracle sees only f's ``a`` bits, the suffix and k), and
-the quantity behind the C-RASP communication bound (THEORY.md section 4).
+the quantity behind the C-RASP communication bound (docs/theories.md §4).
 
 Method (exact, no hashing). Write ``f`` on the whole product space in lexicographic
 (mixed-radix) order, in chunks so memory stays bounded. Rows at split ``L`` are the values

@@ -1,4 +1,4 @@
-"""Growth classification of a measured sequence f(n) (THEORY.md section 8).
+"""Growth classification of a measured sequence f(n) (docs/theories.md §8).
 
 ``classify_growth(ns, values)`` compares candidate fits - bounded (constant), Theta(log n),
 Theta(n^c) and exponential 2^(b n) - by their relative root-mean-square error with a small

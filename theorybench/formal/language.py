@@ -1,6 +1,6 @@
 """The language view of a task family: its decision function read as a language.
 
-Language theories (Star-free, C-RASP; THEORY.md sections 0, 1 and 4) read a decision task
+Language theories (Star-free, C-RASP; docs/theories.md §0, §1 and §4) read a decision task
 as a (Moore) language over a fixed alphabet: a word w of ANY length gets the output of the
 family's main decision function (``tasks.get(family, n=..).decision_view()[0]``) at the
 instance whose input length is |w|.  Outputs are the task's own values (0/1 for decision

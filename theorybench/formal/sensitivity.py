@@ -1,4 +1,4 @@
-"""Average sensitivity of decision functions (THEORY.md section 7): the calculators.
+"""Average sensitivity of decision functions (docs/theories.md §7): the calculators.
 
 For f on a product space X = C_1 x ... x C_L (``DecisionFunction.choices``) the
 sensitivity of f at x is s(f, x) = number of positions i at which some other symbol of

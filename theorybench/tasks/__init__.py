@@ -1,4 +1,4 @@
-"""The task suite: the single source of truth for every task (THEORY.md section 9).
+"""The task suite: the single source of truth for every task (docs/theories.md §9).
 
 ``tasks.get("majority", n=15)`` builds a validated instance; ``tasks.families()`` lists
 the registered families and ``tasks.grid(name)`` a family's parameter grid (valid n,

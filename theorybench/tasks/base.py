@@ -1,4 +1,4 @@
-"""The task interface every family implements (DESIGN.md, "Core data model").
+"""The task interface every family implements.
 
 A family is a subclass of :class:`Task` that declares its parameters as :class:`Param`
 objects; an instance is built with validated parameters and then offers ``vocab``,
@@ -149,7 +149,7 @@ class Task:
     analysis_ns: ClassVar[tuple[int, ...]] = (4, 6, 8, 10, 12)
     train_ns: ClassVar[tuple[int, ...]] = (8, 16, 32, 64)
     order: ClassVar[int] = 0  # position within its kind in listings
-    #: Parameter values the suite studies besides the defaults (THEORY.md section 9),
+    #: Parameter values the suite studies besides the defaults (docs/theories.md §9),
     #: e.g. ``{"k": (1, 2, 3)}`` for khop; the registry's ``grid(name).points()``.
     variants: ClassVar[dict[str, tuple]] = {}
 

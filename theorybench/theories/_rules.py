@@ -2,7 +2,7 @@
 
 Each function returns a :class:`~theorybench.theories.base.Prediction` or a
 :class:`~theorybench.theories.base.RuleSkip`; the theory classes in ``theories/ac0.py``
-and ``theories/tc0.py`` only choose which to run, in DESIGN.md order.
+and ``theories/tc0.py`` only choose which to run, in basis order (construction, lower bound, reduction, theorem).
 """
 
 from __future__ import annotations

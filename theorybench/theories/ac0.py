@@ -1,11 +1,11 @@
-"""The AC0 theory (THEORY.md section 2): hard-attention transformers and AC0 circuits.
+"""The AC0 theory (docs/theories.md §2): hard-attention transformers and AC0 circuits.
 
 Model: constant-depth, polynomial-size circuits of unbounded fan-in AND/OR and NOT
 (:mod:`theorybench.formal.circuits`). Unique and generalized unique hard attention
 transformers compute only AC0 functions (Hao, Angluin, Frank, TACL 2022); Hahn (TACL 2020)
 shows hard attention cannot do Parity or Dyck-2.
 
-Rules, in DESIGN.md order (each runs code; none reads a verdict from a table):
+Rules, in basis order (construction, lower bound, reduction, theorem) (each runs code; none reads a verdict from a table):
 
 1. ``verified AC0 circuit family`` (construction): an AND/OR/NOT builder for the family is
    built for many n (the family's analysis_ns and larger n up to 128, within a wire

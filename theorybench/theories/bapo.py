@@ -1,4 +1,4 @@
-"""Theory "bapo": bounded attention prefix oracles (THEORY.md section 6).
+"""Theory "bapo": bounded attention prefix oracles (docs/theories.md §6).
 
 Source: Schnabel, Tomlinson, Swaminathan, Neville, "Lost in transmission: when and why LLMs
 fail to reason globally", NeurIPS 2025 (arXiv 2505.08140). A problem is BAPO-easy when an

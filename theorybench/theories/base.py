@@ -1,7 +1,7 @@
-"""The framework every theory uses: predictions, rules, the Theory base class, the registry.
+"""The framework every theory uses: predictions, rules and the Theory base class.
 
-A theory derives a prediction for a task family by running rules in the order of
-DESIGN.md - construction, lower bound, reduction, cited theorem. Each rule either fires
+A theory derives a prediction for a task family by running rules in basis order -
+construction, lower bound, reduction, cited theorem (docs/theories.md). Each rule either fires
 (returns a :class:`Prediction`) or says why it does not apply (returns a
 :class:`RuleSkip`). ``Theory.predict`` returns the first prediction that fires, with the
 record of every rule tried; if none fires the verdict is Unknown and says why.
@@ -39,7 +39,7 @@ class Status(str, enum.Enum):
     NONE = "none"
 
 
-#: The rule order of DESIGN.md; a theory's rules are sorted by it.
+#: The basis order; a theory's rules are sorted by it.
 RULE_ORDER = (Basis.CONSTRUCTION, Basis.LOWER_BOUND, Basis.REDUCTION, Basis.THEOREM)
 
 

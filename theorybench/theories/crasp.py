@@ -1,4 +1,4 @@
-"""The C-RASP theory (THEORY.md section 4): Easy/Hard from programs, automata, communication
+"""The C-RASP theory (docs/theories.md §4): Easy/Hard from programs, automata, communication
 and reductions.
 
 Model: C-RASP (Yang & Chiang, "Counting like transformers", COLM 2024, arXiv 2404.04393):
@@ -19,7 +19,7 @@ Rules, in order:
    if its transition monoid contains a group (not aperiodic; periodic languages such as
    (aa)* included) and the domain itself is star-free -> Hard. Two-letter restrictions
    are tried when the whole language is not learned (C-RASP is closed under intersection
-   with Sigma'*). THEORY.md section 4: periodic languages such as (aa)* are not in C-RASP
+   with Sigma'*). docs/theories.md §4: periodic languages such as (aa)* are not in C-RASP
    (Huang et al., ICLR 2025, arXiv 2410.02140), hence Parity is not; by quotients and
    inverse homomorphisms (Yang, Veseli et al., Prop. 41) the group's witness word yields
    such a unary language, which extends the fact to every regular language whose
@@ -27,7 +27,7 @@ Rules, in order:
 3. ``one-way communication`` (lower bound): at a split of the input, a C-RASP program
    with P count terms is simulated by a one-way message naming the P counts at the split
    (each in 0..n), so the number of distinct rows of the communication matrix is at most
-   (n+1)^P and P >= log2(rows) / log2(n+1) (THEORY.md section 4). If the exact one-way
+   (n+1)^P and P >= log2(rows) / log2(n+1) (docs/theories.md §4). If the exact one-way
    complexity (max over splits, :mod:`.communication`) grows faster than c * log n, no
    fixed program exists -> Hard, with the implied lower bound on P by n in the evidence.
    For a partial function (``valid``) distinct rows over-count the messages needed, so the
@@ -38,7 +38,7 @@ Rules, in order:
    range by the fit cc = a + b log2(n+1) + c n (c >= 0.25 bits per unit n) or by
    :func:`.growth.classify_growth`; both fits are in the evidence.
 4. ``reduction from flip-flop`` (reduction): the flip-flop language (monoid U_2) is not in
-   C-RASP (THEORY.md section 4); a projection from it to the family, checked on every
+   C-RASP (docs/theories.md §4); a projection from it to the family, checked on every
    flip-flop word up to a length (:mod:`.crasp.flipflop`), and C-RASP's closure under
    inverse homomorphisms and quotients (Yang, Veseli et al., Prop. 41) -> Hard.
 """

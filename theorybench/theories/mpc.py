@@ -1,4 +1,4 @@
-"""Theory "mpc": massively parallel computation with sublinear memory (THEORY.md section 5).
+"""Theory "mpc": massively parallel computation with sublinear memory (docs/theories.md §5).
 
 Sources: Sanford, Hsu, Telgarsky, "Transformers, parallel computation, and logarithmic
 depth", ICML 2024 (arXiv 2402.09268): an R-round MPC protocol with local memory

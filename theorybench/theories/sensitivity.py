@@ -1,4 +1,4 @@
-"""The Sensitivity theory (THEORY.md section 7): Easy/Hard from measured average sensitivity.
+"""The Sensitivity theory (docs/theories.md §7): Easy/Hard from measured average sensitivity.
 
 Source: Hahn & Rofin, "Why are sensitive functions hard for transformers?", ACL 2024
 (arXiv 2402.09963). Their main results bound the loss landscape of a transformer that

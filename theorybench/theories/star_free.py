@@ -27,7 +27,7 @@ Two matrix columns:
   edge_exists: is the query edge among the listed ones?) is not a B-RASP predicate, so
   the graph families stay Unknown.
 
-Rules (DESIGN.md order).  Construction: a library program verified against the task at
+Rules (in basis order).  Construction: a library program verified against the task at
 every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
 inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Easy; the
 minimal automaton of the language view (``formal.language``), learned from residuals and

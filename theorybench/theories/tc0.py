@@ -1,4 +1,4 @@
-"""The TC0 theory (THEORY.md section 3): softmax / average-hard attention and TC0.
+"""The TC0 theory (docs/theories.md §3): softmax / average-hard attention and TC0.
 
 Model: constant-depth, polynomial-size circuits of unbounded fan-in AND/OR/NOT and
 MAJORITY/THRESHOLD gates. Log-precision softmax transformers are in log-space-uniform
@@ -6,7 +6,7 @@ TC0 (Merrill & Sabharwal, "The parallelism tradeoff", TACL 2023, their main theo
 average-hard attention and polynomial-precision softmax are in DLOGTIME-uniform TC0
 (Chiang, TMLR 2025).
 
-Rules, in DESIGN.md order:
+Rules, in basis order (construction, lower bound, reduction, theorem):
 
 1. ``verified TC0 circuit family`` (construction): a threshold (or AND/OR/NOT) builder,
    verified and measured as for AC0 -> Easy, proven.

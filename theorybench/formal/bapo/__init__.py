@@ -1,4 +1,4 @@
-"""BAPO (bounded attention prefix oracle) as an executable model (THEORY.md section 6).
+"""BAPO (bounded attention prefix oracle) as an executable model (docs/theories.md §6).
 
 Source: Schnabel, Tomlinson, Swaminathan, Neville, "Lost in transmission: when and why
 LLMs fail to reason globally", NeurIPS 2025 (arXiv 2505.08140).

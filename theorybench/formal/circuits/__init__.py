@@ -1,4 +1,4 @@
-"""Boolean circuits for the AC0 and TC0 theories (THEORY.md sections 2-3).
+"""Boolean circuits for the AC0 and TC0 theories (docs/theories.md §2-§3).
 
 ``ir`` - the circuit DAG and its measures; ``evaluate`` - the bit-parallel evaluator;
 ``encoding`` - task tokens to circuit input bits; ``builders`` - a circuit family per task

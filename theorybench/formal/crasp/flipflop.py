@@ -19,7 +19,7 @@ Why this proves hardness: if C-RASP computed hop_1 at the last position (one pro
 output value), the language {x : hop_1(x)_last = c} would be in C-RASP; flip-flop is its
 inverse image under the homomorphism h after a left quotient by h(s0) and a right quotient
 by "a", and C-RASP is closed under inverse homomorphisms and quotients (Yang, Veseli et
-al., Prop. 41 as cited in THEORY.md section 4) - so flip-flop would be in C-RASP.
+al., Prop. 41 as cited in docs/theories.md §4) - so flip-flop would be in C-RASP.
 """
 
 from __future__ import annotations

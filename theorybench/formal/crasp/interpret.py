@@ -7,7 +7,7 @@ the number of j <= i with psi(i, j) and phi(j) (without a guard: all j <= i), co
 for the whole batch as a cumulative sum along the position axis; arithmetic and
 comparisons are pointwise on integers.
 
-Acceptance (THEORY.md section 0; Yang, Veseli et al., App. F, Remark 42): by default an
+Acceptance (docs/theories.md §0; Yang, Veseli et al., App. F, Remark 42): by default an
 end marker is appended - the program runs on w EOS and accepts iff the output is true
 at the EOS position n + 1 (the literal "<eos>" tests for it; every other token test is
 false there). ``accept="last"`` reads the output at position n instead (as the public

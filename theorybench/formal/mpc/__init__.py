@@ -1,4 +1,4 @@
-"""MPC (massively parallel computation) as an executable model (THEORY.md section 5).
+"""MPC (massively parallel computation) as an executable model (docs/theories.md §5).
 
 Sources: Sanford, Hsu, Telgarsky, "Transformers, parallel computation, and logarithmic
 depth", ICML 2024 (arXiv 2402.09268); Sanford et al., "Understanding transformer

@@ -25,7 +25,7 @@ the main function: it depends on all 2n input bits and holds the whole carry cha
 other sum bit is a_j XOR b_j XOR the carry-out of the j-bit prefixes), then
 ``sum_bit_j`` for j = 0 .. n-1.
 
-Sources: THEORY.md section 9; addition as a length-generalization benchmark: Zhou et al.,
+Sources: docs/theories.md §9; addition as a length-generalization benchmark: Zhou et al.,
 "What algorithms can transformers learn?" (ICLR 2024) and Huang et al., "A formal framework
 for understanding length generalization in transformers" (ICLR 2025), which discuss the
 MSB-first vs. reversed/interleaved formats.

@@ -2,7 +2,7 @@
 
 Definition: all(x) = 1 iff x = 1^n.
 Default distribution ``balanced``: half of the rows are 1^n, the other half have
-z ~ U{1..n} zeros at uniformly random places (THEORY.md section 9). ``uniform``: x uniform
+z ~ U{1..n} zeros at uniformly random places (docs/theories.md §9). ``uniform``: x uniform
 on {0,1}^n (label 1 with probability 2^-n).
 Variants (parameters): n only (1 <= n <= 65536).
 Source: the task suite of Hahn & Rofin (ACL 2024) and Bhattamishra et al. (ACL 2023).

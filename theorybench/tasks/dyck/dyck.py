@@ -22,7 +22,7 @@ Distributions:
 * ``uniform``: every bracket independent and uniform (labels almost all 0).
 
 Counts: Dyck-k has Catalan(m) k^m words of length n = 2m.
-Sources: THEORY.md section 9; Hahn (TACL 2020); Yao, Peng, Papadimitriou, Narasimhan,
+Sources: docs/theories.md §9; Hahn (TACL 2020); Yao, Peng, Papadimitriou, Narasimhan,
 "Self-attention networks can process bounded hierarchical languages" (ACL 2021);
 Bhattamishra, Ahuja, Goyal, "On the ability and limitations of transformers to recognize
 formal languages" (EMNLP 2020).

@@ -21,7 +21,7 @@ Distributions:
 
 Counts: with k = 1 there is exactly 1 word of each even length for D = 1 ("()()..."),
 2^(m-1) of length 2m for D = 2; in general the number of walks times k^(n/2).
-Sources: THEORY.md section 9; Yao, Peng, Papadimitriou, Narasimhan (ACL 2021); Hahn
+Sources: docs/theories.md §9; Yao, Peng, Papadimitriou, Narasimhan (ACL 2021); Hahn
 (TACL 2020).
 """
 

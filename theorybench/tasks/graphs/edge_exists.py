@@ -18,7 +18,7 @@ Distributions:
 * ``uniform``: every edge token and the query independent and uniform over all M edge
   tokens (repeats possible; label 1 with probability 1 - (1 - 1/M)^n).
 
-Sources: THEORY.md section 9; edge existence as a retrieval task in Sanford et al.,
+Sources: docs/theories.md §9; edge existence as a retrieval task in Sanford et al.,
 "Understanding transformer reasoning capabilities via graph algorithms" (NeurIPS 2024,
 arXiv 2405.18512), and Fatemi, Halcrow, Perozzi, "Talk like a graph" (ICLR 2024).
 """

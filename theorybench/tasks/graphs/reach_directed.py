@@ -21,7 +21,7 @@ Distributions:
   are connected), s != t uniform among those m; label-balanced by rejection.
 * ``uniform``: every edge token and s, t independent and uniform (the natural input space).
 
-Sources: THEORY.md section 9; Schnabel et al. (NeurIPS 2025) above, who show
+Sources: docs/theories.md §9; Schnabel et al. (NeurIPS 2025) above, who show
 reachability is BAPO-hard; Sanford, Hsu, Telgarsky, "Transformers, parallel computation,
 and logarithmic depth" (ICML 2024, arXiv 2402.09268), where connectivity needs depth
 Omega(log n) under the 1-cycle vs 2-cycle conjecture of MPC.

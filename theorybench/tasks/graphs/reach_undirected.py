@@ -24,7 +24,7 @@ Distributions:
   connected; at most V), s != t among them; balanced by rejection.
 * ``uniform``: every edge token and s, t independent and uniform.
 
-Sources: THEORY.md section 9 and the works named above.
+Sources: docs/theories.md §9 and the works named above.
 """
 
 import numpy as np

@@ -7,7 +7,7 @@ balanced in expectation). No variants beyond n (index_all/any/parity generalize 
 queries and offer the bit-mask encoding).
 Sources: the Index problem of communication complexity (one-way cost about n bits from
 Alice=x to Bob=q, Kremer, Nisan, Ron 1999); BAPO: a (0, 1)-BAPO solves it (Schnabel et
-al., NeurIPS 2025); THEORY.md sections 4, 6 and 9.
+al., NeurIPS 2025); docs/theories.md §4, §6 and §9.
 """
 
 from ..registry import register

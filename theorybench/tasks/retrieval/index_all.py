@@ -7,9 +7,9 @@ queries uniform, conditioned on the label (the distribution of rejection samplin
 the uniform one, drawn directly); ``uniform``: no conditioning (label 1 with probability
 2^-k).
 Variants (parameters): k; ``mode="mask"`` encodes the queries as a bit mask
-y in {0,1}^n with exactly k ones after x (THEORY.md section 9).
+y in {0,1}^n with exactly k ones after x (docs/theories.md §9).
 Sources: generalizations of Index (communication complexity; BAPO of Schnabel et al.,
-NeurIPS 2025); THEORY.md section 9.
+NeurIPS 2025); docs/theories.md §9.
 """
 
 from ..registry import register

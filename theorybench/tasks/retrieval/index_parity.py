@@ -6,7 +6,7 @@ Default distribution ``balanced``: labels balanced exactly, uniform conditioned 
 label; ``uniform``: no conditioning (balanced in expectation).
 Variants (parameters): k; ``mode="mask"`` (x then a bit mask y with exactly k ones).
 Sources: generalizations of Index (communication complexity; BAPO of Schnabel et al.,
-NeurIPS 2025); THEORY.md section 9.
+NeurIPS 2025); docs/theories.md §9.
 """
 
 from ..registry import register

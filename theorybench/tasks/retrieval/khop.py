@@ -1,6 +1,6 @@
 """khop: k-hop induction heads over an alphabet Sigma, output at every position.
 
-Definition (THEORY.md, end of section 9; Sanford, Hsu, Telgarsky, ICML 2024, Sec. 4).
+Definition (docs/theories.md §9; Sanford, Hsu, Telgarsky, ICML 2024, Sec. 4).
 Input X = X_1 .. X_n in Sigma^n with no immediate repeats (X_i != X_{i-1}); positions
 are 1-based. find(i) = max({0} U {j <= i : X_{j-1} = X_i}) - one past the latest earlier
 occurrence of the symbol X_i, or 0 when there is none; find^k is its k-fold composition
@@ -10,7 +10,7 @@ previous occurrence of the current symbol).
 
 Tokens: the first ``alphabet`` letters "a", "b", ... (ids 0 .. |Sigma|-1). Output
 ``per_position``: labels (count, n) in ``label_vocab`` = Sigma + ("_",), where "_" (label
-id |Sigma|) is the "no hop" value written as ⊥ in THEORY.md; a symbol's label id equals
+id |Sigma|) is the "no hop" value written ⊥; a symbol's label id equals
 its token id. Every position is scored (mask all True): ⊥ is a legitimate answer.
 For single-output analysis ``decision_view()`` gives the hop at the last position first
 (a non-binary output), then the hop at every earlier position.
@@ -18,7 +18,7 @@ For single-output analysis ``decision_view()`` gives the hop at the last positio
 Default distribution ``uniform``: the generator of Sanford, Hsu, Telgarsky (code
 chsanford/hop-induction-heads): X_1 uniform on Sigma, each X_i uniform on Sigma minus
 {X_{i-1}}; this is the uniform distribution on the valid inputs.
-Variants (parameters): k (THEORY.md uses 1, 2, 3; up to 16 allowed), alphabet (|Sigma|,
+Variants (parameters): k (the study uses 1, 2, 3; up to 16 allowed), alphabet (|Sigma|,
 default 4, 2..26).
 Sources: Sanford, Hsu, Telgarsky, "Transformers, parallel computation, and logarithmic
 depth", ICML 2024 (arXiv 2402.09268, Sec. 4): depth about log2 k + 2 suffices for k-hop, and

@@ -9,7 +9,7 @@ label (what rejection from the uniform distribution gives); ``uniform``: x unifo
 Variants (parameters): k (1 <= k < n), positions.
 Sources: sparse Boolean functions as in Edelman, Goel, Kakade, Zhang, "Inductive biases
 and variable creation in self-attention mechanisms" (ICML 2022); sensitivity at most k,
-constant in n: Hahn & Rofin (ACL 2024); THEORY.md section 9.
+constant in n: Hahn & Rofin (ACL 2024); docs/theories.md §9.
 """
 
 from ..registry import register

@@ -6,7 +6,7 @@ Default distribution ``balanced``: labels balanced exactly, x uniform conditione
 label; ``uniform``: x uniform (label 0 with probability 2^-k).
 Variants (parameters): k (1 <= k < n), positions.
 Sources: Edelman, Goel, Kakade, Zhang (ICML 2022); Hahn & Rofin (ACL 2024);
-THEORY.md section 9.
+docs/theories.md §9.
 """
 
 from ..registry import register

@@ -8,7 +8,7 @@ Variants (parameters): k (1 <= k < n), positions.
 Sources: (n, k)-sparse parity as studied by Barak, Edelman, Goel, Kakade, Malach, Zhang,
 "Hidden progress in deep learning: SGD learns parities near the computational limit"
 (NeurIPS 2022) and Bhattamishra et al. (ACL 2023); average sensitivity exactly k:
-Hahn & Rofin (ACL 2024); THEORY.md section 9.
+Hahn & Rofin (ACL 2024); docs/theories.md §9.
 """
 
 from ..registry import register

@@ -2,7 +2,7 @@
 
 Input x in {0,1}^n (tokens "0", "1"). The hidden set S is fixed for the whole task (it
 is not part of the input): by default S = the first k positions {1, ..., k} (1-based),
-so that longer inputs keep the same S (THEORY.md section 9); the parameter ``positions``
+so that longer inputs keep the same S (docs/theories.md §9); the parameter ``positions``
 ("1,4,7", 1-based, comma-separated) chooses another S, in which case it must list exactly
 k distinct positions in 1..n.
 

@@ -1,74 +1,62 @@
 """`theorybench crasp run|check|lint|list` end to end (in process)."""
 
-import io
-
-from theorybench.cli.main import main
 
 
-def _run(argv, capsys, stdin=None, monkeypatch=None):
-    if stdin is not None:
-        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
-    rc = main(argv)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
-
-def test_run_argument_and_trace(tmp_path, capsys):
+def test_run_argument_and_trace(cli, tmp_path, capsys):
     trace = tmp_path / "t.html"
-    rc, out, err = _run(["crasp", "run", "majority", "1 0 1", "--trace", str(trace)], capsys)
+    rc, out, err = cli(*["crasp", "run", "majority", "1 0 1", "--trace", str(trace)])
     assert rc == 0 and out.strip() == "accept\t1 0 1"
     assert "<table>" in trace.read_text()
     txt = tmp_path / "t.txt"
-    rc, out, _ = _run(["crasp", "run", "majority", "0 0 1", "--trace", str(txt)], capsys)
+    rc, out, _ = cli(*["crasp", "run", "majority", "0 0 1", "--trace", str(txt)])
     assert out.startswith("reject") and "*more_ones" in txt.read_text()
 
 
-def test_run_stdin_and_accept_modes(tmp_path, capsys, monkeypatch):
+def test_run_stdin_and_accept_modes(cli, tmp_path, capsys, monkeypatch):
     prog = tmp_path / "ends.cr"
     prog.write_text('// alphabet: a b\nends_a = "a"\n')
-    rc, out, _ = _run(["crasp", "run", str(prog)], capsys, "b a\n// comment\na b\n\n",
-                      monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", str(prog)], stdin="b a\n// comment\na b\n\n")
     assert out.splitlines() == ["reject\tb a", "reject\ta b"]
-    rc, out, _ = _run(["crasp", "run", str(prog), "--accept", "last"], capsys, "b a\na b\n",
-                      monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", str(prog), "--accept", "last"], stdin="b a\na b\n")
     assert out.splitlines() == ["accept\tb a", "reject\ta b"]
 
 
-def test_run_rejects_foreign_token(capsys):
-    rc, out, err = _run(["crasp", "run", "majority", "1 x 0"], capsys)
+def test_run_rejects_foreign_token(cli, capsys):
+    rc, out, err = cli(*["crasp", "run", "majority", "1 x 0"])
     assert rc == 2 and "'x' is not in the program's alphabet" in err and "Traceback" not in err
 
 
-def test_check_ok_and_counterexample(tmp_path, capsys):
-    rc, out, _ = _run(["crasp", "check", "dyck_bounded1", "--task", "dyck_bounded",
-                       "--max-n", "8", "--param", "D=3"], capsys)
+def test_check_ok_and_counterexample(cli, tmp_path, capsys):
+    rc, out, _ = cli(*["crasp", "check", "dyck_bounded1", "--task", "dyck_bounded",
+                       "--max-n", "8", "--param", "D=3"])
     assert rc == 0 and "OK" in out and "all inputs up to n=8" in out
     wrong = tmp_path / "w.cr"
     wrong.write_text('ones = # "1"\nout = ones > 0\n')
-    rc, out, _ = _run(["crasp", "check", str(wrong), "--task", "all", "--max-n", "5"], capsys)
+    rc, out, _ = cli(*["crasp", "check", str(wrong), "--task", "all", "--max-n", "5"])
     assert rc == 1 and 'COUNTER-EXAMPLE at n=2: "0 1" expected 0, program gives 1' in out
 
 
-def test_lint_reports_every_problem(tmp_path, capsys):
+def test_lint_reports_every_problem(cli, tmp_path, capsys):
     bad = tmp_path / "bad.cr"
     bad.write_text('x = # y\ny = x > 0 && q\nz = x + true\n')
-    rc, out, err = _run(["crasp", "lint", str(bad)], capsys)
+    rc, out, err = cli(*["crasp", "lint", str(bad)])
     assert rc == 2
     lines = [ln for ln in err.splitlines() if "bad.cr:" in ln]
     assert [ln.split("bad.cr:")[1].split(":")[0:2] for ln in lines] == \
         [["1", "1"], ["2", "14"], ["3", "1"], ["3", "9"]]
     syntax = tmp_path / "syn.cr"
     syntax.write_text('a = (1\nb = 2 +\n')
-    rc, _, err = _run(["crasp", "lint", str(syntax)], capsys)
+    rc, _, err = cli(*["crasp", "lint", str(syntax)])
     assert rc == 2 and "syn.cr:1:7" in err and "syn.cr:2:8" in err
-    rc, out, _ = _run(["crasp", "lint", "majority"], capsys)
+    rc, out, _ = cli(*["crasp", "lint", "majority"])
     assert rc == 0 and "OK" in out
 
 
-def test_list_and_missing_file(capsys):
-    rc, out, _ = _run(["crasp", "list"], capsys)
+def test_list_and_missing_file(cli, capsys):
+    rc, out, _ = cli(*["crasp", "list"])
     assert rc == 0 and "dyck_bounded1" in out and "majority" in out
-    rc, _, err = _run(["crasp", "run", "no_such_program", "1"], capsys)
+    rc, _, err = cli(*["crasp", "run", "no_such_program", "1"])
     assert rc == 2 and "not a library program" in err
 
 
@@ -96,40 +84,35 @@ out = (n_same + n_same + 4 == n_tok + n_tok) && n_tok > 2
 """
 
 
-def test_public_style_programs_and_zero_based_positions(tmp_path, capsys, monkeypatch):
+def test_public_style_programs_and_zero_based_positions(cli, tmp_path, capsys, monkeypatch):
     prog = tmp_path / "even_as.cr"
     prog.write_text(EVEN_AS)
     words = "a a\na a a\na a a a\n"
-    rc, out, _ = _run(["crasp", "run", str(prog), "--accept", "last", "--positions", "0"],
-                      capsys, words, monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", str(prog), "--accept", "last", "--positions", "0"], stdin=words)
     assert rc == 0 and [ln.split("\t")[0] for ln in out.splitlines()] == \
         ["accept", "reject", "accept"]
     # 1-based positions (Huang et al.) shift the parity of every position
-    rc, out, _ = _run(["crasp", "run", str(prog), "--accept", "last"], capsys, words,
-                      monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", str(prog), "--accept", "last"], stdin=words)
     assert [ln.split("\t")[0] for ln in out.splitlines()] == ["reject", "accept", "reject"]
     # at the end marker the !"a" count sees <eos>: the program was written for --accept last
-    rc, out, _ = _run(["crasp", "run", str(prog)], capsys, words, monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", str(prog)], stdin=words)
     assert [ln.split("\t")[0] for ln in out.splitlines()] == ["reject"] * 3
     shifted = tmp_path / "shift.cr"
     shifted.write_text(SHIFTED_COPY)
     # w w' with w' = w shifted by 2 positions: positions 3.. equal positions 1..
-    rc, out, _ = _run(["crasp", "run", str(shifted), "--accept", "last"], capsys,
-                      "1 0 1 0 1 0\n1 0 1 1 1 0\n0 0 0\n", monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", str(shifted), "--accept", "last"], stdin="1 0 1 0 1 0\n1 0 1 1 1 0\n0 0 0\n")
     assert [ln.split("\t")[0] for ln in out.splitlines()] == ["accept", "reject", "accept"]
 
 
-def test_run_stdin_reports_foreign_tokens_per_line(tmp_path, capsys, monkeypatch):
-    rc, out, err = _run(["crasp", "run", "majority"], capsys, "1 1 0\n1 x 0 y\n0 0 1\n",
-                        monkeypatch)
+def test_run_stdin_reports_foreign_tokens_per_line(cli, tmp_path, capsys, monkeypatch):
+    rc, out, err = cli(*["crasp", "run", "majority"], stdin="1 1 0\n1 x 0 y\n0 0 1\n")
     assert rc == 2 and out.splitlines() == ["accept\t1 1 0", "error\t1 x 0 y", "reject\t0 0 1"]
     assert "input 2" in err and "token 2 'x', token 4 'y'" in err and "Traceback" not in err
-    rc, out, _ = _run(["crasp", "run", "majority", "--alphabet", "0 1 x y"], capsys,
-                      "1 x 0 y\n", monkeypatch)
+    rc, out, _ = cli(*["crasp", "run", "majority", "--alphabet", "0 1 x y"], stdin="1 x 0 y\n")
     assert rc == 2  # the program's own `// alphabet:` line wins over --alphabet
 
 
-def test_bad_inputs_exit_2_with_a_reason(tmp_path, capsys):
+def test_bad_inputs_exit_2_with_a_reason(cli, tmp_path, capsys):
     binary = tmp_path / "bin.cr"
     binary.write_bytes(b"\xff\xfe x = 1")
     cases = [
@@ -144,12 +127,12 @@ def test_bad_inputs_exit_2_with_a_reason(tmp_path, capsys):
         (["crasp", "run", "majority", "", "--accept", "last"], "no last position"),
     ]
     for argv, needle in cases:
-        rc, out, err = _run(argv, capsys)
+        rc, out, err = cli(*argv)
         assert rc == 2 and needle in err and "Traceback" not in err, (argv, err)
         assert out == ""  # nothing is run before the input is refused
 
 
-def test_lint_count_output_at_the_last_definition(tmp_path, capsys):
+def test_lint_count_output_at_the_last_definition(cli, tmp_path, capsys):
     from theorybench.formal.crasp.validate import lint
     text = '// header\n\nones = # "1"\n  total = ones + 1\n'
     probs = lint(text)
@@ -159,5 +142,5 @@ def test_lint_count_output_at_the_last_definition(tmp_path, capsys):
     assert [p.line for p in probs] == [3] and "defined twice" in probs[0].message
     f = tmp_path / "c.cr"
     f.write_text(text)
-    rc, _, err = _run(["crasp", "lint", str(f)], capsys)
+    rc, _, err = cli(*["crasp", "lint", str(f)])
     assert rc == 2 and f"{f}:4:3:" in err

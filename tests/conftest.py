@@ -1,0 +1,48 @@
+"""Fixtures shared by the whole suite: the CLI run in-process or as a subprocess, and one
+torch thread for tests that train (they share two cores with other work)."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch):
+    """``cli(*argv, stdin=None) -> (exit code, stdout, stderr)``, run in this process."""
+    from theorybench.cli.main import main
+
+    def run(*argv, stdin: str | None = None):
+        if stdin is not None:
+            monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        code = main([str(a) for a in argv])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    return run
+
+
+@pytest.fixture
+def cli_proc():
+    """``cli_proc(*argv, timeout=300) -> CompletedProcess``: the CLI in a fresh interpreter,
+    for what only a real process shows (exit status, import side effects, signals)."""
+
+    def run(*argv, timeout: float = 300):
+        return subprocess.run([sys.executable, "-m", "theorybench.cli.main", *map(str, argv)],
+                              capture_output=True, text=True, timeout=timeout)
+
+    return run
+
+
+@pytest.fixture
+def one_torch_thread():
+    """One torch thread for the test's duration: faster and stabler on a shared 2-core box."""
+    import torch
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
