@@ -8,6 +8,8 @@ file in a subpackage per kind.
 
 from .base import PAD, Batch, DecisionFunction, Param, Task
 from .registry import KINDS, Grid, families, family, get, grid, grids, register
+from .spec import SYNTAX, TaskSpec, parse_task, parse_task_list, task_label
 
 __all__ = ["PAD", "Batch", "DecisionFunction", "Param", "Task", "KINDS", "Grid", "families",
-           "family", "get", "grid", "grids", "register"]
+           "family", "get", "grid", "grids", "register", "SYNTAX", "TaskSpec", "parse_task",
+           "parse_task_list", "task_label"]
