@@ -123,16 +123,6 @@ def test_uniform_all_is_rarely_positive():
 
 
 @pytest.mark.parametrize("name", BOOLEAN)
-def test_seeds(name):
-    task = tasks.get(name, n=11)
-    a = task.sample(np.random.default_rng(7), 300)
-    b = task.sample(np.random.default_rng(7), 300)
-    c = task.sample(np.random.default_rng(8), 300)
-    assert np.array_equal(a.tokens, b.tokens) and np.array_equal(a.labels, b.labels)
-    assert not np.array_equal(a.tokens, c.tokens)
-
-
-@pytest.mark.parametrize("name", BOOLEAN)
 def test_render_parse_round_trip(name):
     task = tasks.get(name, n=9)
     batch = task.sample(np.random.default_rng(5), 50)

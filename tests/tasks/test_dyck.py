@@ -164,17 +164,6 @@ def test_enumerate_too_large():
         tasks.get("dyck", n=12, k=2).enumerate()
 
 
-@pytest.mark.parametrize("name", ["dyck", "dyck_bounded"])
-def test_same_seed_same_batch(name):
-    task = tasks.get(name, n=12, k=2)
-    for dist in task.distributions:
-        a = task.sample(np.random.default_rng(1), 80, dist)
-        b = task.sample(np.random.default_rng(1), 80, dist)
-        c = task.sample(np.random.default_rng(2), 80, dist)
-        assert np.array_equal(a.tokens, b.tokens) and np.array_equal(a.labels, b.labels)
-        assert not np.array_equal(a.tokens, c.tokens)
-
-
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 5), st.integers(1, 8), st.data())
 def test_render_parse_label_property(k, D, half, data):

@@ -201,17 +201,6 @@ def test_random_subsets_uniform():
     assert len(used) == 240 and np.abs(used - 500).max() < 6 * np.sqrt(500)
 
 
-@pytest.mark.parametrize("name", GRAPHS)
-def test_same_seed_same_batch(name):
-    task = tasks.get(name, n=8)
-    for dist in task.distributions:
-        a = task.sample(np.random.default_rng(9), 50, dist)
-        b = task.sample(np.random.default_rng(9), 50, dist)
-        c = task.sample(np.random.default_rng(10), 50, dist)
-        assert np.array_equal(a.tokens, b.tokens) and np.array_equal(a.labels, b.labels)
-        assert not np.array_equal(a.tokens, c.tokens)
-
-
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from(["reach_directed", "reach_undirected"]), st.integers(1, 4), st.data())
 def test_render_parse_label_property(name, half, data):

@@ -113,10 +113,16 @@ def _default_n(cls):
     return cls.train_ns[0]
 
 
-@pytest.mark.parametrize("name", list(FAMILIES))
-def test_interface_contract(name):
+VARIANTS = [(name, point) for name in FAMILIES for point in tasks.grid(name).points()]
+
+
+@pytest.mark.parametrize("name, point", VARIANTS,
+                         ids=[tasks.task_label(n, p) for n, p in VARIANTS])
+def test_interface_contract(name, point):
+    """Every family at every studied variant: shapes, labels = reference, same seed same
+    batch, render/parse round trip."""
     cls = FAMILIES[name]
-    task = tasks.get(name, n=_default_n(cls))
+    task = tasks.get(name, n=_default_n(cls), **point)
     assert task.spec()["task"] == name
     again = tasks.get(name, **{k: v for k, v in task.spec().items() if k != "task"})
     assert again.values == task.values
