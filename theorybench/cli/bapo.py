@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import TaskParameterError
 from ._ranges import usable_ns
 from .common import parse_params, parse_range, print_json, print_table
@@ -63,6 +65,8 @@ def _frontier(args) -> int:
         print_table([[r["n"], r["b"], "-" if r["a"] is None else r["a"], r["status"]]
                      for r in rows], ["n", "b", "min a", "status"])
         print(f"pareto (a, b): {fr.pareto()}")
+    if fr.note:
+        print(f"note: {fr.note}", file=sys.stderr)
     return 0
 
 
@@ -118,7 +122,7 @@ def register(sub) -> None:
         if name == "frontier":
             c.add_argument("--max-a", type=int, default=3)
             c.add_argument("--max-b", type=int, default=2)
-            c.add_argument("--timeout", type=float, default=60.0, help="seconds (z3 limit)")
+            c.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole search, verification included")
         if name == "verify":
             c.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=lambda a: p.print_help() or 2)

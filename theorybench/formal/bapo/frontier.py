@@ -26,10 +26,7 @@ thousands of clauses per split) so it answers in well under a second per split.
 
 from __future__ import annotations
 
-import itertools
 import math
-import os
-import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,6 +35,7 @@ import numpy as np
 
 from ...errors import EnumerationTooLarge, TaskParameterError
 from ..communication import bits as log2_bits
+from .cnf import Space, dimacs, encode, set_keys, solve_cnf, estimate_clauses
 from .protocol import Protocol
 from .verify import verify
 
@@ -94,13 +92,14 @@ class PointResult:
 
 @dataclass
 class Frontier:
-    """Minimal a for each b in 0..max_b (None where unknown or above max_a); ``n`` is the
-    input length (df.length), reported as "length"."""
+    """Minimal a for each listed b (None where not exact, see ``status``); ``n`` is the
+    input length (df.length), reported as "length"; ``note`` says what was cut short."""
 
     n: int
     min_a: dict[int, int | None]
     status: dict[int, str]
     points: list[PointResult] = field(default_factory=list)
+    note: str | None = None
 
     def pareto(self) -> list[tuple[int, int]]:
         out, best = [], None
@@ -113,128 +112,18 @@ class Frontier:
 
     def to_dict(self) -> dict[str, Any]:
         return {"length": self.n, "min_a": self.min_a, "status": self.status,
-                "pareto": self.pareto(), "points": [p.to_dict() for p in self.points]}
-
-
-# ---------------------------------------------------------------------------- encoding
-class _Space:
-    """Token -> index per position, mixed-radix ids of prefixes and suffixes."""
-
-    def __init__(self, df):
-        self.choices = [tuple(c) for c in df.choices]
-        self.radices = [len(c) for c in self.choices]
-        vocab = max(max(c) for c in self.choices) + 1
-        self.tok2idx = np.full((len(self.choices), vocab), -1, dtype=np.int64)
-        for i, c in enumerate(self.choices):
-            self.tok2idx[i, list(c)] = np.arange(len(c))
-        self.V = max(self.radices)
-
-    def ids(self, x: np.ndarray, lo: int, hi: int) -> np.ndarray:
-        out = np.zeros(len(x), dtype=np.int64)
-        for pos in range(lo, hi):
-            out = out * self.radices[pos] + self.tok2idx[pos, x[:, pos]]
-        return out
-
-    def count(self, lo: int, hi: int) -> int:
-        return math.prod(self.radices[lo:hi])
-
-
-def _gkey(k: int, b: int, V: int, pos: np.ndarray, tokidx: np.ndarray) -> np.ndarray:
-    """Integer key of arriving sets: pos/tokidx (M, b) with -1 padding, sorted by position."""
-    key = np.zeros(len(pos), dtype=np.int64)
-    for c in range(pos.shape[1]):
-        key = key * (k + 1) + (pos[:, c] + 1)
-        key = key * (V + 1) + (tokidx[:, c] + 1)
-    return key
-
-
-def estimate_clauses(df, a: int, b: int, k: int, inputs: int) -> int:
-    w = 1  # at least one output bit
-    return inputs * (2 ** a) * w * sum(math.comb(k, j) for j in range(min(b, k) + 1))
-
-
-def _encode(space: _Space, X: np.ndarray, codes: np.ndarray, w: int, k: int, a: int, b: int):
-    """CNF clauses (list of int arrays, one per width group) and variable layout at split k."""
-    L = X.shape[1]
-    P, S = space.count(0, k), space.count(k, L)
-    pid, sid = space.ids(X, 0, k), space.ids(X, k, L)
-    tokidx = np.stack([space.tok2idx[i, X[:, i]] for i in range(k)], axis=1)  # (N, k)
-    V = space.V
-    f_base = 1
-    g_base = f_base + P * a
-    h_base = g_base + S * k * V
-    N = len(X)
-    groups = []
-    for j in range(min(b, k) + 1):
-        for G in itertools.combinations(range(k), j):
-            G = list(G)
-            others = [l for l in range(k) if l not in G] if j < b else []
-            pos = np.full((N, b), -1, dtype=np.int64)
-            tix = np.full((N, b), -1, dtype=np.int64)
-            if j:
-                pos[:, :j] = G
-                tix[:, :j] = tokidx[:, G]
-            groups.append((G, others, _gkey(k, b, V, pos, tix)))
-    allkeys = np.concatenate([g[2] for g in groups]) if groups else np.zeros(0, np.int64)
-    gkeys = np.unique(allkeys)
-    M = 2 ** a
-    # h var for (gkey rank, m, suffix, bit)
-    n_h = len(gkeys) * M * S * w
-    n_vars = h_base - 1 + n_h
-    clauses = []
-    mbits = ((np.arange(M)[:, None] >> np.arange(a)[None, :]) & 1) if a else np.zeros((M, 0), int)
-    gvar = lambda i: g_base + (sid * k + i) * V + tokidx[:, i]  # noqa: E731
-    for G, others, key in groups:
-        grank = np.searchsorted(gkeys, key)
-        lits_g = [-gvar(i) for i in G] + [gvar(l) for l in others]
-        for m in range(M):
-            f_lits = [np.where(mbits[m, t] == 1, -(f_base + pid * a + t), f_base + pid * a + t)
-                      for t in range(a)]
-            for j in range(w):
-                hv = h_base + ((grank * M + m) * S + sid) * w + j
-                bit = (codes >> j) & 1
-                h_lit = np.where(bit == 1, hv, -hv)
-                clauses.append(np.stack(f_lits + lits_g + [h_lit], axis=1))
-    layout = {"P": P, "S": S, "V": V, "f_base": f_base, "g_base": g_base, "h_base": h_base,
-              "gkeys": gkeys, "M": M, "w": w}
-    return clauses, n_vars, layout
-
-
-def _dimacs(clauses: list[np.ndarray], n_vars: int) -> str:
-    total = sum(len(c) for c in clauses)
-    parts = [f"p cnf {max(n_vars, 1)} {total}\n"]
-    for c in clauses:
-        if len(c):
-            body = "\n".join(" ".join(map(str, row)) + " 0" for row in c.tolist())
-            parts.append(body + "\n")
-    return "".join(parts)
-
-
-def _solve_cnf(text: str, timeout_s: float) -> tuple[str, dict[int, bool]]:
-    import z3
-
-    fd, path = tempfile.mkstemp(suffix=".cnf")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        s = z3.Solver()
-        s.set("timeout", max(1, int(timeout_s * 1000)))
-        s.from_file(path)
-        res = s.check()
-    finally:
-        os.unlink(path)
-    if res == z3.sat:
-        m = s.model()
-        vals = {int(d.name().split("!")[1]): z3.is_true(m[d]) for d in m.decls()}
-        return "sat", vals
-    if res == z3.unsat:
-        return "unsat", {}
-    return "unknown", {}
+                "pareto": self.pareto(), "points": [p.to_dict() for p in self.points],
+                "note": self.note}
 
 
 def solve_split(df, k: int, a: int, b: int, timeout_s: float = 60.0,
-                X: np.ndarray | None = None, max_clauses: int = MAX_CLAUSES) -> SplitOutcome:
-    """Is there an (a, b)-BAPO at split k? (all valid inputs enumerated)."""
+                X: np.ndarray | None = None, max_clauses: int = MAX_CLAUSES,
+                deadline: float | None = None) -> SplitOutcome:
+    """Is there an (a, b)-BAPO at split k? (all valid inputs enumerated). ``deadline`` (a
+    ``time.perf_counter()`` value) bounds encoding and solving together: past it the
+    outcome is 'unknown'."""
+    t0 = time.perf_counter()
+    deadline = t0 + timeout_s if deadline is None else min(deadline, t0 + timeout_s)
     X = _inputs(df) if X is None else X
     est = estimate_clauses(df, a, b, k, len(X))
     if est > max_clauses:
@@ -244,11 +133,11 @@ def solve_split(df, k: int, a: int, b: int, timeout_s: float = 60.0,
     values = np.asarray(df.evaluate(X), dtype=np.int64)
     uniq, codes = np.unique(values, return_inverse=True)
     w = max(1, log2_bits(len(uniq)))
-    space = _Space(df)
-    t0 = time.perf_counter()
-    clauses, n_vars, layout = _encode(space, X, codes.reshape(-1), w, k, a, b)
-    text = _dimacs(clauses, n_vars)
-    status, model = _solve_cnf(text, timeout_s)
+    space = Space(df)
+    clauses, n_vars, layout = encode(space, X, codes.reshape(-1), w, k, a, b)
+    text = dimacs(clauses, n_vars)
+    left = deadline - time.perf_counter()
+    status, model = solve_cnf(text, left) if left > 0 else ("unknown", {})
     out = SplitOutcome(k, a, b, status, time.perf_counter() - t0, n_vars,
                        sum(len(c) for c in clauses))
     if status == "sat":
@@ -271,7 +160,6 @@ def _inputs(df) -> np.ndarray:
 
 def table_protocol(df, a: int, b: int, outcomes: dict[int, SplitOutcome]) -> Protocol:
     """A protocol that looks up the SAT model's tables (vectorized), one table per split."""
-    L = df.length
 
     def f(prefix):
         k = prefix.shape[1]
@@ -293,7 +181,7 @@ def table_protocol(df, a: int, b: int, outcomes: dict[int, SplitOutcome]) -> Pro
         lay, asg, sp = t["layout"], t["assign"], t["space"]
         sid = _suffix_ids(sp, suffix, k)
         tix = np.where(gp >= 0, sp.tok2idx[np.maximum(gp, 0), np.maximum(gt, 0)], -1)
-        key = _gkey(k, b, lay["V"], gp, tix)
+        key = set_keys(k, sp.radices, gp, tix)
         grank = np.searchsorted(lay["gkeys"], key)
         known = (grank < len(lay["gkeys"])) & (lay["gkeys"][np.minimum(grank, len(lay["gkeys"]) - 1)] == key)
         m = (bits.astype(np.int64) << np.arange(a)[None, :]).sum(axis=1) if a else np.zeros(len(bits), np.int64)
@@ -308,7 +196,7 @@ def table_protocol(df, a: int, b: int, outcomes: dict[int, SplitOutcome]) -> Pro
                     meta={"source": "SAT model"})
 
 
-def _suffix_ids(sp: _Space, suffix: np.ndarray, k: int) -> np.ndarray:
+def _suffix_ids(sp: Space, suffix: np.ndarray, k: int) -> np.ndarray:
     out = np.zeros(len(suffix), dtype=np.int64)
     for c in range(suffix.shape[1]):
         pos = k + c
@@ -317,18 +205,20 @@ def _suffix_ids(sp: _Space, suffix: np.ndarray, k: int) -> np.ndarray:
 
 
 def solve_point(df, a: int, b: int, timeout_s: float = 60.0, splits=None,
-                check: bool = True, stop_at_unsat: bool = True) -> PointResult:
-    """Does an (a, b)-BAPO exist at this length? SAT -> verified protocol, UNSAT -> certificate."""
+                check: bool = True, stop_at_unsat: bool = True,
+                deadline: float | None = None) -> PointResult:
+    """Does an (a, b)-BAPO exist at this length? SAT -> verified protocol, UNSAT -> certificate.
+    ``timeout_s`` (or an earlier ``deadline``) bounds every split's encoding and solving."""
     X = _inputs(df)
     ks = list(splits) if splits is not None else list(range(1, df.length))
-    deadline = time.perf_counter() + timeout_s
+    end = time.perf_counter() + timeout_s
+    end = end if deadline is None else min(end, deadline)
     outs: list[SplitOutcome] = []
     for k in ks:
-        left = deadline - time.perf_counter()
-        if left <= 0:
+        if time.perf_counter() >= end:
             outs.append(SplitOutcome(k, a, b, "unknown", 0.0, 0, 0))
             continue
-        o = solve_split(df, k, a, b, left, X)
+        o = solve_split(df, k, a, b, timeout_s, X, deadline=end)
         outs.append(o)
         if o.status == "unsat" and stop_at_unsat:
             break
@@ -344,54 +234,95 @@ def solve_point(df, a: int, b: int, timeout_s: float = 60.0, splits=None,
     return res
 
 
+#: Frontier rows listed one by one at most; past the saturation b the rest are summarised.
+MAX_FRONTIER_ROWS = 64
+
+
+def saturation_b(df) -> int:
+    """The b from which the frontier is flat: at split k every b >= k gives the same CNF
+    (the adversary must deliver every selected token, as |selected| <= k <= b), so for
+    b >= L - 1 (the largest split) every split's instance is the one at b = L - 1."""
+    return max(df.length - 1, 0)
+
+
 def frontier(df, max_a: int, max_b: int, timeout_s: float = 60.0,
              verify_points: bool = True) -> Frontier:
     """Minimal a for every b <= max_b (a searched upward to max_a), per split then maxed.
 
+    ``timeout_s`` bounds the whole search, verification included. Statuses per b:
+    'exact' (every split's minimal a found, every smaller a proved UNSAT), 'above max_a'
+    (some split proved UNSAT for every a <= max_a), 'time limit', or 'unknown' (z3 gave
+    up, or the instance is too large to build). The b above :func:`saturation_b` are not
+    solved again: their row is the saturation row's (same CNF); at most
+    ``MAX_FRONTIER_ROWS`` rows are listed and ``Frontier.note`` says so when b is cut.
     With ``verify_points`` every Pareto point is re-solved as a whole protocol and checked
-    by the verifier (its PointResult is in ``points``).
+    by the verifier (its PointResult is in ``points``) while time is left.
     """
-    if max_a < 0 or max_b < 0 or timeout_s <= 0:
+    if max_a < 0 or max_b < 0 or not (timeout_s > 0 and math.isfinite(timeout_s)):
         raise TaskParameterError(
             f"max_a={max_a} and max_b={max_b} must be >= 0 and the time limit {timeout_s} s "
-            f"must be > 0")
-    X = _inputs(df)
+            f"must be a finite number > 0")
     deadline = time.perf_counter() + timeout_s
+    X = _inputs(df)
     ks = list(range(1, df.length))
+    bsat = saturation_b(df)
     min_a: dict[int, int | None] = {}
     status: dict[int, str] = {}
     points: list[PointResult] = []
     prev = {k: max_a for k in ks}  # min a at split k for the previous b (monotone in b)
-    for b in range(max_b + 1):
+    for b in range(min(max_b, bsat) + 1):
         per_k: dict[int, int | None] = {}
-        outs_at: dict[int, dict[int, SplitOutcome]] = {}
+        why = "exact"
         for k in ks:
-            found = None
+            found, proved_above = None, True
             for a in range(0, prev[k] + 1):
-                left = deadline - time.perf_counter()
-                if left <= 0:
+                if time.perf_counter() >= deadline:
+                    proved_above, why = False, "time limit"
                     break
-                o = solve_split(df, k, a, b, left, X)
-                outs_at.setdefault(a, {})[k] = o
+                try:
+                    o = solve_split(df, k, a, b, timeout_s, X, deadline=deadline)
+                except EnumerationTooLarge:
+                    proved_above, why = False, "unknown"
+                    break
                 if o.status == "sat":
                     found = a
                     break
                 if o.status == "unknown":
+                    proved_above = False
+                    why = "time limit" if time.perf_counter() >= deadline else "unknown"
                     break
             per_k[k] = found
-        if all(v is not None for v in per_k.values()):
-            best = max(per_k.values())
-            min_a[b], status[b] = best, "exact"
+            if found is None and proved_above:
+                why = "above max_a"
+                break  # one split proves that no (a <= max_a, b)-BAPO exists
+            if found is None:
+                break
+        if ks and all(per_k.get(k) is not None for k in ks):
+            min_a[b], status[b] = max(per_k.values()), "exact"
             prev = {k: per_k[k] for k in ks}
+        elif not ks:  # length 1: h sees the whole input, no bits needed
+            min_a[b], status[b] = 0, "exact"
         else:
-            min_a[b] = None
-            status[b] = "unknown or above max_a" if time.perf_counter() < deadline else "time limit"
+            min_a[b], status[b] = None, why
+    note = None
+    if max_b > bsat:
+        last = min(max_b, MAX_FRONTIER_ROWS - 1) if max_b > bsat else bsat
+        for b in range(bsat + 1, max(last, bsat) + 1):
+            min_a[b], status[b] = min_a[bsat], status[bsat]
+        if max_b > last:
+            note = (f"b = {last + 1}..{max_b} not listed: every b >= {bsat} (the largest "
+                    f"split) gives the instance of b = {bsat} at every split, so min a "
+                    f"there is the row of b = {bsat}")
     for a, b in (Frontier(df.length, min_a, status).pareto() if verify_points else []):
-        if a is not None:
-            points.append(solve_point(df, a, b, timeout_s=max(1.0, deadline - time.perf_counter()),
-                                      check=True))
-    return Frontier(df.length, min_a, status, points)
+        if time.perf_counter() >= deadline:
+            note = ((note + "; ") if note else "") + (
+                "time limit reached before every Pareto point was re-verified")
+            break
+        points.append(solve_point(df, a, b, timeout_s=timeout_s, deadline=deadline,
+                                  check=True))
+    return Frontier(df.length, min_a, status, points, note)
 
 
 __all__ = ["solve_split", "solve_point", "frontier", "Frontier", "PointResult",
-           "SplitOutcome", "table_protocol", "MAX_SAT_INPUTS", "MAX_CLAUSES"]
+           "SplitOutcome", "table_protocol", "saturation_b", "MAX_SAT_INPUTS", "MAX_CLAUSES",
+           "MAX_FRONTIER_ROWS"]
