@@ -15,6 +15,12 @@ interpreter does; it rejects the empty input).
 
 Inputs of different lengths are padded; padding is never seen by earlier positions
 (every operation looks only at j <= i), so each row's values up to its EOS are exact.
+
+Integers are exact: before a run, :func:`int_bound` bounds every count expression from
+the program and the number of positions (a count is at most T, a constant multiple k*x
+at most k times x's bound, ...). Expressions whose bound fits int64 run in int64 (the
+common, fast path); the others run on Python ints (object arrays), so a large constant
+or nested scaling never wraps around.
 """
 
 from __future__ import annotations
@@ -30,6 +36,38 @@ from .predicates import BinaryPredicate
 from .validate import Checked, check
 
 ACCEPT_MODES = ("eos", "last")
+INT64_MAX = (1 << 63) - 1
+
+
+def int_bound(e: A.Expr, positions: int, defs: dict[str, A.Expr],
+              memo: dict | None = None) -> int:
+    """An upper bound on |value| of count expression ``e`` at any of ``positions``
+    positions (Boolean expressions: 1); exact Python arithmetic, no evaluation."""
+    memo = {} if memo is None else memo
+    hit = memo.get(e)
+    if hit is not None:
+        return hit
+    if isinstance(e, A.IntConst):
+        out = e.value
+    elif isinstance(e, A.Count):
+        out = positions
+    elif isinstance(e, A.Ref) and e.name in defs:
+        out = int_bound(defs[e.name], positions, defs, memo)
+    elif isinstance(e, (A.Add, A.Sub)):
+        out = (int_bound(e.left, positions, defs, memo)
+               + int_bound(e.right, positions, defs, memo))
+    elif isinstance(e, A.Scale):
+        out = e.factor * int_bound(e.arg, positions, defs, memo)
+    elif isinstance(e, (A.Min, A.Max)):
+        out = max(int_bound(e.left, positions, defs, memo),
+                  int_bound(e.right, positions, defs, memo))
+    elif isinstance(e, A.Cond):
+        out = max(int_bound(e.then, positions, defs, memo),
+                  int_bound(e.otherwise, positions, defs, memo))
+    else:
+        out = 1
+    memo[e] = out
+    return out
 
 
 @dataclass
@@ -152,6 +190,17 @@ class _Env:
         self.defs: dict[str, np.ndarray] = {}
         self.memo: dict[A.Expr, np.ndarray] = {}
         self.positions = np.arange(origin, ext.shape[1] + origin, dtype=np.int64)[None, :]
+        self.bounds: dict = {}
+        self.defs_ast = {n: checked.program.definition(n) for n in checked.order}
+
+    def big(self, e: A.Expr) -> bool:
+        """Does ``e`` need Python ints (its bound exceeds int64)?"""
+        return int_bound(e, self.ext.shape[1], self.defs_ast, self.bounds) > INT64_MAX
+
+    def ints(self, e: A.Expr, exact: bool) -> np.ndarray:
+        """``e``'s values, as Python ints when the expression using them needs them."""
+        v = self.eval(e)
+        return v.astype(object) if exact and v.dtype != object else v
 
     def eval(self, e: A.Expr) -> np.ndarray:
         hit = self.memo.get(e)
@@ -170,7 +219,7 @@ class _Env:
         if isinstance(e, A.BoolConst):
             return np.full(shape, e.value, dtype=bool)
         if isinstance(e, A.IntConst):
-            return np.full(shape, e.value, dtype=np.int64)
+            return np.full(shape, e.value, dtype=object if e.value > INT64_MAX else np.int64)
         if isinstance(e, A.Ref):
             if e.name in self.defs:
                 return self.defs[e.name]
@@ -184,8 +233,9 @@ class _Env:
             return self.eval(e.left) | self.eval(e.right)
         if isinstance(e, A.Compare):
             a, b = self.eval(e.left), self.eval(e.right)
-            return {"==": np.equal, "!=": np.not_equal, "<": np.less, ">": np.greater,
-                    "<=": np.less_equal, ">=": np.greater_equal}[e.op](a, b)
+            out = {"==": np.equal, "!=": np.not_equal, "<": np.less, ">": np.greater,
+                   "<=": np.less_equal, ">=": np.greater_equal}[e.op](a, b)
+            return out.astype(bool, copy=False)
         if isinstance(e, A.Count):
             body = self.eval(e.body)
             if e.guard is None:
@@ -193,18 +243,21 @@ class _Env:
             pred = self.checked.predicates[e.guard]
             assert isinstance(pred, BinaryPredicate)
             return pred.guarded_count(body)
+        exact = self.big(e)
         if isinstance(e, A.Add):
-            return self.eval(e.left) + self.eval(e.right)
+            return self.ints(e.left, exact) + self.ints(e.right, exact)
         if isinstance(e, A.Sub):
-            return self.eval(e.left) - self.eval(e.right)
+            return self.ints(e.left, exact) - self.ints(e.right, exact)
         if isinstance(e, A.Scale):
-            return e.factor * self.eval(e.arg)
+            exact = exact or e.factor > INT64_MAX
+            return (e.factor if exact else np.int64(e.factor)) * self.ints(e.arg, exact)
         if isinstance(e, A.Min):
-            return np.minimum(self.eval(e.left), self.eval(e.right))
+            return np.minimum(self.ints(e.left, exact), self.ints(e.right, exact))
         if isinstance(e, A.Max):
-            return np.maximum(self.eval(e.left), self.eval(e.right))
+            return np.maximum(self.ints(e.left, exact), self.ints(e.right, exact))
         if isinstance(e, A.Cond):
-            return np.where(self.eval(e.cond), self.eval(e.then), self.eval(e.otherwise))
+            return np.where(self.eval(e.cond), self.ints(e.then, exact),
+                            self.ints(e.otherwise, exact))
         raise TypeError(f"not an expression: {e!r}")
 
 

@@ -78,6 +78,8 @@ def lookup(name: str) -> UnaryPredicate | BinaryPredicate | None:
     if m:
         p, r = int(m.group(1)), int(m.group(2))
         if p >= 1 and r < p:
+            if p > 1 << 62:  # positions (int64) are all below p: i mod p = i, exactly
+                return UnaryPredicate(name, f"i mod {p} = {r}", lambda i, r=r: i == r)
             return UnaryPredicate(name, f"i mod {p} = {r}", lambda i, p=p, r=r: i % p == r)
         return None
     if name in ("prev", "pred"):
