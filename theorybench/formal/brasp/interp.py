@@ -17,6 +17,10 @@ positional results concern fixed alphabets and numerical predicates on positions
 ``tokpos`` is an extension for families whose alphabet names positions (index), and
 predictions that rely on it say so.
 
+Position arithmetic is exact: every term's bound is computed from the program, the
+input length and the tokens before it is evaluated; a term whose bound exceeds int64
+(a 20-digit constant, a token naming a huge position) runs on Python ints.
+
 Every statement is computed for the whole batch at once: a score is a (batch, n, n)
 Boolean array, leftmost/rightmost selection an argmax over its last axis.  Rows may have
 different lengths (``lengths``); padding positions are never attended and are false.
@@ -36,6 +40,7 @@ from . import ast as A
 _CMP = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal,
         ">": np.greater, ">=": np.greater_equal}
 _DIGITS = re.compile(r"(\d+)$")
+_INT64_MAX = (1 << 63) - 1
 
 
 def token_position(token: str) -> int:
@@ -126,7 +131,8 @@ class _Env:
 
     def tokpos(self) -> np.ndarray:
         if self._tokpos is None:
-            table = np.array([token_position(t) for t in self.vocab] + [0], dtype=np.int64)
+            named = [token_position(t) for t in self.vocab] + [0]
+            table = np.array(named, dtype=np.int64 if max(named) <= _INT64_MAX else object)
             self._tokpos = table[self.ids]  # id -1 (padding) reads the trailing 0
         return self._tokpos
 
@@ -136,24 +142,52 @@ class _Env:
             return vec
         return vec[:, :, None] if at == "i" else vec[:, None, :]
 
-    def term(self, t, binary: bool):
+    def bound(self, t) -> int:
+        """An upper bound on |t| over every position of this batch (exact Python ints)."""
         if isinstance(t, A.Int):
-            return np.int64(t.value)
+            return abs(t.value)
+        if isinstance(t, A.Var):
+            return self.length
+        if isinstance(t, A.TokPos):
+            return max((token_position(v) for v in self.vocab), default=0)
+        if isinstance(t, A.Arith):
+            return self.bound(t.left) + self.bound(t.right)
+        if isinstance(t, A.Mod):
+            return abs(t.modulus)
+        if isinstance(t, A.Div):
+            return self.bound(t.arg) // max(abs(t.divisor), 1) + abs(t.divisor)
+        raise TypeError(f"not a position term: {t!r}")
+
+    def term(self, t, binary: bool):
+        """Position term ``t`` as int64 when its bound fits, else as Python ints."""
+        if self.bound(t) <= _INT64_MAX:
+            return self._term(t, binary, np.int64)
+        return self._term(t, binary, object)
+
+    def _term(self, t, binary: bool, dtype):
+        big = dtype is object
+        if isinstance(t, A.Int):
+            return t.value if big else np.int64(t.value)
         if isinstance(t, A.Var):
             if t.name == "n":
-                return self.lengths[:, None, None] if binary else self.lengths[:, None]
-            if not binary:
-                return self.pos[None, :]
-            return self.pos[None, :, None] if t.name == "i" else self.pos[None, None, :]
+                v = self.lengths[:, None, None] if binary else self.lengths[:, None]
+            elif not binary:
+                v = self.pos[None, :]
+            else:
+                v = self.pos[None, :, None] if t.name == "i" else self.pos[None, None, :]
+            return v.astype(object) if big else v
         if isinstance(t, A.TokPos):
-            return self.place(self.tokpos(), t.at, binary)
+            v = self.place(self.tokpos(), t.at, binary)
+            return v.astype(object) if big and v.dtype != object else v
         if isinstance(t, A.Arith):
-            left, right = self.term(t.left, binary), self.term(t.right, binary)
+            left, right = self._term(t.left, binary, dtype), self._term(t.right, binary, dtype)
             return left + right if t.op == "+" else left - right
         if isinstance(t, A.Mod):
-            return np.mod(self.term(t.arg, binary), t.modulus)
+            return np.mod(self.term(t.arg, binary) if not big else
+                          self._term(t.arg, binary, object), t.modulus)
         if isinstance(t, A.Div):
-            return np.floor_divide(self.term(t.arg, binary), t.divisor)
+            return np.floor_divide(self.term(t.arg, binary) if not big else
+                                   self._term(t.arg, binary, object), t.divisor)
         raise TypeError(f"not a position term: {t!r}")
 
     def expr(self, e, binary: bool):
@@ -176,7 +210,8 @@ class _Env:
                 out = np.logical_or(out, self.expr(a, binary))
             return out
         if isinstance(e, A.PosCmp):
-            return _CMP[e.op](self.term(e.left, binary), self.term(e.right, binary))
+            out = _CMP[e.op](self.term(e.left, binary), self.term(e.right, binary))
+            return np.asarray(out).astype(bool, copy=False)
         raise TypeError(f"not an expression: {e!r}")
 
     def unary(self, e) -> np.ndarray:
