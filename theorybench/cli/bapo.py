@@ -6,7 +6,7 @@ import sys
 
 from ..errors import TaskParameterError
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, print_json, print_table
+from .common import parse_params, parse_range, parse_seed, print_json, print_table
 
 
 def _df(task: str, n: int, params):
@@ -124,5 +124,5 @@ def register(sub) -> None:
             c.add_argument("--max-b", type=int, default=2)
             c.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole search, verification included")
         if name == "verify":
-            c.add_argument("--seed", type=int, default=0)
+            c.add_argument("--seed", type=parse_seed, default=0)
     p.set_defaults(func=lambda a: p.print_help() or 2)

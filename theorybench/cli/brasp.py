@@ -12,7 +12,7 @@ from ..errors import ConfigError, ProgramError, TaskParameterError
 from ..formal.brasp import ast as A
 from ..formal.brasp import check as C
 from ..formal.brasp import interp, parser, programs, trace, validate
-from .common import parse_params, print_table
+from .common import parse_params, parse_seed, print_table
 
 
 def register(sub) -> None:
@@ -34,7 +34,7 @@ def register(sub) -> None:
                         "then samples at 2N (default 10)")
     c.add_argument("--param", action="append", metavar="K=V", help="task parameter")
     c.add_argument("--samples", type=int, default=2000, help="samples per sampled n")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=parse_seed, default=0)
     c.set_defaults(func=cmd_check)
 
     lint = cs.add_parser("lint", help="print every problem of a program with line:column")

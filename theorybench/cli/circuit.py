@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..errors import ConfigError, TaskParameterError
-from .common import add_task_args, parse_params, print_table
+from .common import add_task_args, parse_params, parse_seed, print_table
 
 EXIT_UNKNOWN = 3
 
@@ -23,7 +23,7 @@ def register(sub) -> None:
     b.add_argument("--view", default=None,
                    help="decision function to build (default: the task's main one)")
     b.add_argument("--dot", metavar="FILE", help="also write the circuit as Graphviz dot text")
-    b.add_argument("--seed", type=int, default=0, help="seed of the verification samples")
+    b.add_argument("--seed", type=parse_seed, default=0, help="seed of the verification samples")
     b.add_argument("--format", choices=("text", "json"), default="text")
     b.set_defaults(func=cmd_build)
 

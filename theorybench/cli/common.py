@@ -8,6 +8,28 @@ from typing import Any, Iterable, Sequence
 
 from ..errors import TaskParameterError
 
+#: Largest seed every consumer takes: ``numpy.random.default_rng`` wants an integer >= 0,
+#: ``torch.manual_seed`` one below 2^64, and a seed stored in a results store (SQLite
+#: INTEGER) one below 2^63; the common range is 0 .. 2^63 - 1.
+MAX_SEED = (1 << 63) - 1
+
+
+def parse_seed(text: str) -> int:
+    """argparse type of every ``--seed``/``--seeds``: an integer in 0 .. 2^63 - 1, checked
+    once at the edge so that no rule or run fails on it later."""
+    import argparse
+    try:
+        v = int(text.strip())
+    except (ValueError, AttributeError):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an integer seed; seeds are integers from 0 to 2^63-1 "
+            f"({MAX_SEED})") from None
+    if not 0 <= v <= MAX_SEED:
+        shown = text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(
+            f"{shown} is out of range; seeds are integers from 0 to 2^63-1 ({MAX_SEED})")
+    return v
+
 
 def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
     """``["k=3", "D=2"]`` -> ``{"k": "3", "D": "2"}``; values are coerced by the task.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
 from ..formal import crasp
-from .common import parse_params, print_table
+from .common import parse_params, parse_seed, print_table
 
 
 def register(sub) -> None:
@@ -50,7 +50,7 @@ def register(sub) -> None:
     c.add_argument("--param", action="append", metavar="K=V", help="task parameter")
     c.add_argument("--samples", type=int, default=2000, help="samples per sampled n")
     c.add_argument("--accept", choices=("eos", "last"), default="eos")
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=parse_seed, default=0)
     c.set_defaults(func=cmd_check)
 
     lint = cs.add_parser("lint", help="print every problem of a program with line:column")

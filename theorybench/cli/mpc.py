@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, print_json, print_table
+from .common import parse_params, parse_range, parse_seed, print_json, print_table
 
 
 def parse_ns(text: str) -> list[int]:
@@ -77,7 +77,7 @@ def register(sub) -> None:
     c.add_argument("--delta", type=float, default=0.5)
     c.add_argument("--c", type=float, default=4.0, help="memory constant: s = ceil(c N^delta)")
     c.add_argument("--instances", type=int, default=3)
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=parse_seed, default=0)
     c.add_argument("--param", action="append", metavar="K=V")
     c.add_argument("--format", choices=("text", "json"), default="text")
     c.set_defaults(func=_rounds)

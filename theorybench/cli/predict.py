@@ -8,7 +8,7 @@ from ..tasks.base import MAX_ENUMERATE
 from ..theories.base import Context
 from ..theories.runner import (explain_text, matrix_csv, matrix_json, matrix_markdown,
                                predict_matrix, predict_one)
-from .common import print_json
+from .common import parse_seed, print_json
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -48,7 +48,7 @@ def register(sub) -> None:
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
     p.add_argument("--max-n", type=_positive, default=12,
                    help="largest n for exact computations (default 12)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("explain", help="one prediction with its evidence, for a human")
@@ -56,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("task", help="task family name (see `theorybench tasks`)")
     p.add_argument("--max-n", type=_positive, default=12,
                    help="largest n for exact computations (default 12)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_explain)
 

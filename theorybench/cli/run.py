@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from .common import print_json, print_table
+from .common import parse_seed, print_json, print_table
 
 DEFAULT_DB = "theorybench-results.sqlite"
 
@@ -19,7 +19,7 @@ def register(sub) -> None:
     p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
     p.add_argument("--executor", default="inprocess", help="inprocess (default), pool or ray")
     p.add_argument("--workers", type=int, default=1, help="parallel runs for pool / ray (default 1)")
-    p.add_argument("--seeds", nargs="+", type=int, metavar="SEED",
+    p.add_argument("--seeds", nargs="+", type=parse_seed, metavar="SEED",
                    help="seeds (default: the profile's)")
     p.add_argument("--retry-failed", action="store_true", help="run failed runs again")
     p.add_argument("--address", default=None, help="Ray cluster address (default: a local Ray)")

@@ -16,7 +16,7 @@ from ..tasks.base import MAX_ENUMERATE
 from ..formal.growth import classify_growth
 from ..formal.sensitivity import METHODS, VARIANTS, average_sensitivity, check_options
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, print_json, print_table
+from .common import parse_params, parse_range, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -42,7 +42,7 @@ def register(sub) -> None:
     p.add_argument("--confidence", type=float, default=0.95)
     p.add_argument("--histogram", action="store_true",
                    help="also print the distribution of s(f, x) at each n (text format)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_sensitivity)
 
