@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from theorybench import tasks
-from theorybench.formal.brasp.interp import run
+from theorybench.formal.brasp.interpret import run
 from theorybench.formal.brasp.naive import run_row
 from theorybench.formal.brasp.programs import khop_program
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..errors import ConfigError, ProgramError, TaskParameterError
 from ..formal.brasp import ast as A
 from ..formal.brasp import check as C
-from ..formal.brasp import interp, parser, programs, trace, validate
+from ..formal.brasp import interpret, parser, programs, trace, validate
 from .common import parse_params, parse_seed, print_table
 
 
@@ -62,7 +62,7 @@ def _inputs(args) -> list[list[str]]:
 def cmd_run(args) -> int:
     program = programs.load_program(args.program)
     words = _inputs(args)
-    result = interp.run(program, words)
+    result = interpret.run(program, words)
     answers = result.classify()
     accepts = result.accept()
     for w, acc, ans in zip(words, accepts, answers):
@@ -71,9 +71,9 @@ def cmd_run(args) -> int:
     if args.trace:
         path = Path(args.trace)
         if path.suffix.lower() in (".html", ".htm"):
-            body = trace.html_page(result)
+            body = trace.trace_html(result)
         elif path.suffix.lower() == ".txt":
-            body = "\n\n".join(trace.text_table(result, r) for r in range(len(words))) + "\n"
+            body = trace.trace_text(result)
         else:
             raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
         try:
@@ -89,11 +89,11 @@ def cmd_check(args) -> int:
     program = programs.load_program(args.program)
     if args.max_n < 1:
         raise TaskParameterError(f"--max-n {args.max_n}: use a positive length")
-    report = C.check_program(program, args.task, params, max_n=args.max_n,
+    report = C.check_against_task(program, args.task, params, max_n=args.max_n,
                              samples=args.samples, seed=args.seed)
     if report.ok:
         try:  # beyond the bound: samples at 2N
-            more = C.check_program(program, args.task, params, ns=[2 * args.max_n],
+            more = C.check_against_task(program, args.task, params, ns=[2 * args.max_n],
                                    enum_limit=0, samples=args.samples, seed=args.seed)
             report.checked += more.checked
             report.ok, report.counterexample = more.ok, more.counterexample
@@ -116,16 +116,7 @@ def cmd_check(args) -> int:
 
 
 def cmd_lint(args) -> int:
-    lib = programs.library()
-    path = Path(args.program)
-    if args.program in lib and not path.exists():
-        text, name = lib[args.program].text, f"library:{args.program}"
-    else:
-        try:
-            text, name = path.read_text(encoding="utf-8"), str(path)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ProgramError([validate.ProgramProblem(
-                f"cannot read the program file: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}")], str(path)) from None
+    text, name = programs.program_text(args.program)
     program, probs = parser.parse_lines(text)
     if not probs:
         probs = validate.problems(program, positional=not args.plain)

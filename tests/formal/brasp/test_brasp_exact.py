@@ -1,7 +1,7 @@
 """B-RASP position arithmetic is exact: a term whose bound exceeds int64 runs on Python ints;
 int64 wrapping would flip these comparisons."""
 
-from theorybench.formal.brasp.interp import accept
+from theorybench.formal.brasp.interpret import accept
 from theorybench.formal.brasp.parser import parse
 
 BIG = (1 << 63) - 1

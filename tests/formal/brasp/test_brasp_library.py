@@ -5,7 +5,7 @@ import pytest
 from theorybench import tasks
 from theorybench.errors import ProgramError, VerificationError
 from theorybench.formal.brasp import ast as A
-from theorybench.formal.brasp.check import check_program
+from theorybench.formal.brasp.check import check_against_task
 from theorybench.formal.brasp.parser import parse
 from theorybench.formal.brasp.programs import (for_task, index_program, khop_program, library,
                                                  load_program, sparse_program)
@@ -19,7 +19,7 @@ def _params(entry) -> dict:
 def test_library_program_decides_its_task(name):
     entry = library()[name]
     # all inputs up to the enumeration limit, samples beyond
-    res = check_program(entry.program, entry.family, _params(entry), max_n=9)
+    res = check_against_task(entry.program, entry.family, _params(entry), max_n=9)
     assert res.ok, res.counterexample
     assert any(c["exhaustive"] for c in res.checked)
 
@@ -45,7 +45,7 @@ def test_recipes_for_other_parameters(fam, params):
         if got is None:
             assert not positional and fam.startswith("index")
             continue
-        res = check_program(got[1], fam, params, max_n=8)
+        res = check_against_task(got[1], fam, params, max_n=8)
         assert res.ok, (got[0], res.counterexample)
 
 
@@ -57,18 +57,18 @@ def test_sizes_do_not_grow_with_n():
 
 
 def test_check_finds_counterexamples():
-    res = check_program(sparse_program("all", (1, 2, 3), False), "sparse_any", max_n=6)
+    res = check_against_task(sparse_program("all", (1, 2, 3), False), "sparse_any", max_n=6)
     assert not res.ok and res.counterexample["n"] == 4
     bad = res.counterexample
     x = [int(t) for t in bad["input"].split()]
     assert bad["expected"] == str(int(any(x[:3]))) != bad["program"]
-    res = check_program(khop_program(1), "khop", {"k": 2}, max_n=8)
+    res = check_against_task(khop_program(1), "khop", {"k": 2}, max_n=8)
     assert not res.ok
 
 
 def test_binary_program_on_multi_valued_task_is_refused():
     with pytest.raises(VerificationError, match="multi-valued program"):
-        check_program(parse('x = "a"\n'), "khop", max_n=4)
+        check_against_task(parse('x = "a"\n'), "khop", max_n=4)
 
 
 def test_load_program_errors():

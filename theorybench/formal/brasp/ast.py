@@ -9,7 +9,7 @@ over positions 1..n.  Our nodes:
   for B-RASP[pos] :class:`PosCmp` (a comparison of position terms).
 * Position terms (B-RASP[pos] only): :class:`Var` (i, j, n), :class:`Int`, :class:`Arith`
   (+, -), :class:`Mod` (t % p), :class:`Div` (t / p, rounded down) and :class:`TokPos` (the position a token names, see
-  ``interp``).
+  ``interpret``).
 * Statements: :class:`Assign` (position-wise) and :class:`Attend` (leftmost/rightmost
   attention with a strict mask j<i, j>i or none, score, value and default).
 

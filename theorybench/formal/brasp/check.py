@@ -1,6 +1,6 @@
 """Checking a B-RASP program against a task's reference function.
 
-``check_program(program, family, params, ns)`` runs the program on the task's main
+``check_against_task(program, family, params, ns)`` runs the program on the task's main
 decision function at each n: on *all* inputs of the natural input space when there are at
 most ``enum_limit`` of them, else on ``samples`` inputs drawn from the task's own
 distribution (seeded).  It stops at the first counterexample.  A single-output program
@@ -18,11 +18,11 @@ import numpy as np
 from ... import tasks
 from ...errors import TaskParameterError, VerificationError
 from . import ast as A
-from .interp import run
+from .interpret import run
 
 
 @dataclass
-class CheckResult:
+class CheckReport:
     family: str
     params: dict[str, Any]
     ok: bool
@@ -68,15 +68,15 @@ def check_on_task(program: A.Program, task, enum_limit: int = 1 << 16, samples: 
                   "program": str(got[r])}
 
 
-def check_program(program: A.Program, family: str, params: dict[str, Any] | None = None,
+def check_against_task(program: A.Program, family: str, params: dict[str, Any] | None = None,
                   ns: Sequence[int] | None = None, max_n: int = 12, enum_limit: int = 1 << 16,
-                  samples: int = 2000, seed: int = 0) -> CheckResult:
+                  samples: int = 2000, seed: int = 0) -> CheckReport:
     """Check ``program`` at every n in ``ns`` (default 1..max_n where the family is
     defined); the result holds the first counterexample, if any."""
     params = dict(params or {})
     tasks.family(family)  # unknown family -> TaskParameterError with suggestions
     ns = list(ns) if ns is not None else list(range(1, max_n + 1))
-    res = CheckResult(family, params, True)
+    res = CheckReport(family, params, True)
     for n in ns:
         try:
             task = tasks.get(family, n=n, **params)

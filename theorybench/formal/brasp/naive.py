@@ -1,13 +1,13 @@
 """A deliberately naive B-RASP interpreter: one row, one position, one j at a time.
 
-It shares nothing with :mod:`.interp` but the AST, and exists so that tests can compare
+It shares nothing with :mod:`.interpret` but the AST, and exists so that tests can compare
 the vectorized interpreter against a direct transcription of the definition.
 """
 
 from __future__ import annotations
 
 from . import ast as A
-from .interp import token_position
+from .interpret import token_position
 
 
 def _term(t, row, i, j, n):

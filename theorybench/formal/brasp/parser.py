@@ -19,7 +19,7 @@ DEFAULT and position-wise statements are at i (``P`` means ``P(i)``).
 B-RASP[pos] adds comparisons of position terms: ``i``, ``j``, ``n`` (the length), integer
 constants, ``+``/``-``, ``t % p`` and ``t / p`` (floor division; both bind tighter
 than ``+``/``-`` and apply to i, j, n, a constant or tokpos; no parentheses in terms) and ``tokpos(i)``/``tokpos(j)`` (the position a numeral token names, see
-``interp``), compared with ``== != < <= > >=``, e.g. ``j == i - 1``, ``j <= 3``,
+``interpret``), compared with ``== != < <= > >=``, e.g. ``j == i - 1``, ``j <= 3``,
 ``i % 2 == 0``.  Positions are 1-based.  ``i``, ``j``, ``n``, ``true``, ``false``,
 ``leftmost``, ``rightmost``, ``tokpos``, ``output``, ``alphabet`` and ``else`` are
 reserved.
@@ -311,11 +311,6 @@ def parse(text: str, source_name: str = "<program>", validate: bool = True,
 
 
 def parse_file(path, validate: bool = True, positional: bool = True) -> A.Program:
-    from pathlib import Path
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProgramError([ProgramProblem(f"cannot read the program file: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}")],
-                           str(p)) from None
-    return parse(text, str(p), validate, positional)
+    """Parse a ``.br`` file (read by the shared loader: regular files of bounded size)."""
+    from ..program_files import read_program_text
+    return parse(read_program_text(path), str(path), validate, positional)

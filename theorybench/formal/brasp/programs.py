@@ -18,12 +18,10 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 
-from ...errors import ProgramError, ProgramProblem
 from . import ast as A
 from . import dsl as B
+from ..program_files import library_texts, load_text, resolve
 from .parser import parse, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires)\s*:(.*)$")
@@ -66,25 +64,19 @@ def _entry(name: str, text: str) -> LibraryProgram:
 @functools.lru_cache(maxsize=1)
 def library() -> dict[str, LibraryProgram]:
     """All shipped programs by name (file stem), sorted."""
-    root = resources.files(__package__) / "library"
-    out = {}
-    for f in sorted(root.iterdir(), key=lambda p: p.name):
-        if f.name.endswith(".br"):
-            out[f.name[:-3]] = _entry(f.name[:-3], f.read_text(encoding="utf-8"))
-    return out
+    return {name: _entry(name, text) for name, text in library_texts(__package__, ".br").items()}
 
 
 def load_program(name_or_path: str) -> A.Program:
     """A library program by name (``all``) or a ``.br`` file by path."""
     lib = library()
-    path = Path(name_or_path)
-    if name_or_path in lib and not path.exists():
-        return lib[name_or_path].program
-    if not path.exists():
-        raise ProgramError([ProgramProblem(
-            f"no such file, and not a library program; library programs: "
-            f"{', '.join(lib)} (see `theorybench brasp list`)")], name_or_path)
-    return parse_file(path)
+    name, path = resolve(name_or_path, lib, "theorybench brasp list")
+    return lib[name].program if name is not None else parse_file(path)
+
+
+def program_text(name_or_path: str) -> tuple[str, str]:
+    """(text, source name) of a library program or a ``.br`` file (for linting)."""
+    return load_text(name_or_path, library(), lambda e: e.text, "theorybench brasp list")
 
 
 # ---- recipes ----------------------------------------------------------------------------

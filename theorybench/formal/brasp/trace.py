@@ -1,11 +1,12 @@
-"""Traces of a B-RASP run: a text table and an HTML page (one input row each)."""
+"""Traces of a B-RASP run: ``trace_text`` and ``trace_html`` (one table per input row),
+named as in C-RASP's ``trace`` module."""
 
 from __future__ import annotations
 
 import html
 
 from . import ast as A
-from .interp import Trace
+from .interpret import Trace
 
 
 def _tokens(trace: Trace, row: int) -> list[str]:
@@ -15,8 +16,14 @@ def _tokens(trace: Trace, row: int) -> list[str]:
     return [trace.vocab[int(t)] for t in trace.ids[row, :n]]
 
 
-def text_table(trace: Trace, row: int = 0) -> str:
-    """Positions as columns, one line per statement (1 = true, . = false)."""
+def trace_text(trace: Trace, rows=None) -> str:
+    """Plain-text tables, one per input row (all rows by default): positions as columns,
+    one line per statement (1 = true, . = false)."""
+    rows = range(len(trace.lengths)) if rows is None else rows
+    return "\n\n".join(_row_text(trace, r) for r in rows) + "\n"
+
+
+def _row_text(trace: Trace, row: int) -> str:
     toks = _tokens(trace, row)
     n = len(toks)
     names = [s.name for s in trace.program.stmts]
@@ -38,7 +45,7 @@ def text_table(trace: Trace, row: int = 0) -> str:
     return "\n".join(lines)
 
 
-def html_page(trace: Trace, rows=None) -> str:
+def trace_html(trace: Trace, rows=None) -> str:
     """A self-contained HTML page with one table per input row."""
     rows = range(len(trace.lengths)) if rows is None else rows
     parts = ["<!doctype html><meta charset='utf-8'><title>B-RASP trace</title>",

@@ -220,10 +220,6 @@ def parse_expr(text: str) -> A.Expr:
 
 
 def parse_file(path: str | Path) -> A.Program:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ProgramError([ProgramProblem(f"cannot read program file: {getattr(exc, 'strerror', None) or 'not UTF-8 text'}")],
-                           str(path)) from None
-    return parse(text, str(path))
+    """Parse a ``.cr`` file (read by the shared loader: regular files of bounded size)."""
+    from ..program_files import read_program_text
+    return parse(read_program_text(path), str(path))

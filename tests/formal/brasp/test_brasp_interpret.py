@@ -9,10 +9,10 @@ import pytest
 
 from theorybench.errors import TaskInputError
 from theorybench.formal.brasp import ast as A
-from theorybench.formal.brasp.interp import accept, run, token_position
+from theorybench.formal.brasp.interpret import accept, run, token_position
 from theorybench.formal.brasp.naive import accept_row, run_row
 from theorybench.formal.brasp.parser import parse
-from theorybench.formal.brasp.trace import html_page, text_table
+from theorybench.formal.brasp.trace import trace_html, trace_text
 
 sys.path.insert(0, os.path.dirname(__file__))
 from brasp_gen import rand_program, rand_words  # noqa: E402
@@ -116,8 +116,9 @@ def test_vectorized_equals_naive_on_random_programs(seed):
 
 def test_traces_render():
     tr = run(PROG, [["a", "b"], ["b"]])
-    txt = text_table(tr, 0)
+    txt = trace_text(tr, [0])
     assert "first_a_later" in txt and txt.splitlines()[1].split()[1:] == ["a", "b"]
     assert txt.rstrip().endswith("(output at_end at position 2)")
-    page = html_page(tr)
+    assert trace_text(tr).count("position") == 2 + 2  # two tables, each with a verdict line
+    page = trace_html(tr)
     assert page.count("<table>") == 2 and "first_a_later" in page
