@@ -1,5 +1,8 @@
 """`theorybench crasp run|check|lint|list` end to end (in process)."""
 
+import json
+
+import pytest
 
 
 
@@ -144,3 +147,19 @@ def test_lint_count_output_at_the_last_definition(cli, tmp_path, capsys):
     f.write_text(text)
     rc, _, err = cli(*["crasp", "lint", str(f)])
     assert rc == 2 and f"{f}:4:3:" in err
+
+
+@pytest.mark.parametrize("lang,prog", [("crasp", "majority"), ("brasp", "any")])
+def test_options_anywhere_and_list_json(cli, tmp_path, lang, prog):
+    # before: an option between PROGRAM and INPUT gave "unrecognized arguments"
+    for suffix in ("html", "txt"):
+        trace = tmp_path / f"t.{suffix}"
+        rc, out, err = cli(lang, "run", prog, "--trace", str(trace), "0 1 1")
+        assert rc == 0 and out == "accept\t0 1 1\n" and trace.stat().st_size > 0, err
+    rc, out, err = cli(lang, "check", "--max-n", "3", prog, "--task", prog)
+    assert rc == 0 and "OK" in out, err
+    # before: list refused --format json
+    rc, out, _ = cli(lang, "list", "--format", "json")
+    rows = json.loads(out)
+    assert rc == 0 and prog in [r["program"] for r in rows]
+    assert all(r["task"] and r["description"] for r in rows)

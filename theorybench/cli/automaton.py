@@ -11,20 +11,24 @@ from __future__ import annotations
 from ..errors import TaskParameterError
 from ..formal import automata
 from ..formal.language import language_view
-from .common import parse_params
+from .common import parse_params, print_json
 
 
 def register(sub) -> None:
     p = sub.add_parser("automaton", help="learn a task's minimal DFA; aperiodic or not")
-    p.add_argument("task", help="task family (its alphabet must not grow with n)")
+    p.add_argument("task", help="task: FAMILY or FAMILY:K=V[:K=V] (its alphabet must not "
+                   "grow with n)")
     p.add_argument("--n", type=int, default=None,
                    help="check bound: all words up to this length (default: the largest "
                         "feasible, at most 16)")
-    p.add_argument("--param", action="append", metavar="K=V", help="task parameter")
+    p.add_argument("--param", action="append", metavar="K=V",
+                   help="deprecated: write the task as FAMILY:K=V instead")
     p.add_argument("--monoid-limit", type=int, default=automata.MONOID_LIMIT,
                    help=f"most transition-monoid elements to build (default "
                         f"{automata.MONOID_LIMIT})")
     p.add_argument("--table", action="store_true", help="print the transition table")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: the whole result (with the transition table) as one object")
     p.set_defaults(func=cmd_automaton)
 
 
@@ -34,6 +38,8 @@ def cmd_automaton(args) -> int:
     if args.n is not None and args.n < 2:
         raise TaskParameterError(f"--n {args.n}: use a check bound of at least 2")
     res = automata.learn_view(view, None, args.n)
+    if args.format == "json":
+        return _json(res, view, args.monoid_limit)
     print(f"task {args.task}  alphabet {' '.join(view.alphabet)}  "
           f"(learned from words up to length {res.learn_len}, checked up to {res.check_len})")
     g = res.growth
@@ -60,4 +66,16 @@ def cmd_automaton(args) -> int:
     print(f"  suffix z = {wit['suffix']} tells the cycle's states apart: outputs of "
           f"u w^i z for i = 0, 1, ...: {wit['outputs_u_w^i_z']}"
           + ("" if wit.get("reference_agrees", True) else " (reference disagrees!)"))
+    return 0
+
+
+def _json(res, view, monoid_limit: int) -> int:
+    out = res.to_dict()
+    out["alphabet"] = list(view.alphabet)
+    if res.status == "regular":
+        out["dfa"] = res.dfa.to_dict()
+        aper, wit = automata.aperiodicity(res.dfa, monoid_limit, view=view)
+        out["aperiodic"] = bool(aper)
+        out["witness"] = None if aper else wit
+    print_json(out)
     return 0

@@ -12,12 +12,13 @@ from ..errors import ConfigError, ProgramError, TaskParameterError
 from ..formal.brasp import ast as A
 from ..formal.brasp import check as C
 from ..formal.brasp import interpret, parser, programs, trace, validate
-from .common import parse_params, parse_seed, print_table
+from .common import IntermixedParser, parse_params, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
     p = sub.add_parser("brasp", help="run, check and lint B-RASP programs (Star-free theory)")
-    cs = p.add_subparsers(dest="brasp_command", metavar="SUBCOMMAND")
+    cs = p.add_subparsers(dest="brasp_command", metavar="SUBCOMMAND",
+                          parser_class=IntermixedParser)
 
     r = cs.add_parser("run", help="run a program on inputs (argument or one per stdin line)")
     r.add_argument("program", help="a .br file or a library program name")
@@ -28,7 +29,7 @@ def register(sub) -> None:
 
     c = cs.add_parser("check", help="check a program against a task on all inputs up to N")
     c.add_argument("program", help="a .br file or a library program name")
-    c.add_argument("--task", required=True, help="task family")
+    c.add_argument("--task", required=True, help="task: FAMILY or FAMILY:K=V[:K=V]")
     c.add_argument("--max-n", type=int, default=10,
                    help="check every n <= N (all inputs where at most 2^16, else samples), "
                         "then samples at 2N (default 10)")
@@ -44,6 +45,7 @@ def register(sub) -> None:
     lint.set_defaults(func=cmd_lint)
 
     ls = cs.add_parser("list", help="list the library programs")
+    ls.add_argument("--format", choices=("text", "json"), default="text")
     ls.set_defaults(func=cmd_list)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -132,12 +134,20 @@ def cmd_lint(args) -> int:
 
 
 def cmd_list(args) -> int:
-    rows = []
+    rows, records = [], []
     for name, e in programs.library().items():
         prog = e.program
         req = " ".join(f"{k}={v}" for k, v in e.requires) or "-"
         kind = "pos" if A.uses_positions(prog) else "plain"
-        rows.append((name, e.family, req, kind, A.size(prog)["operations"], A.depth(prog),
+        s = A.size(prog)
+        rows.append((name, e.family, req, kind, s["operations"], A.depth(prog),
                      e.description[:60]))
+        records.append({"program": name, "task": e.family, "requires": dict(e.requires),
+                        "kind": kind, "operations": s["operations"],
+                        "attention": s["attention"], "depth": A.depth(prog),
+                        "description": e.description})
+    if args.format == "json":
+        print_json(records)
+        return 0
     print_table(rows, ("program", "task", "requires", "kind", "ops", "depth", "description"))
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from typing import Any, Iterable, Sequence
@@ -17,7 +18,6 @@ MAX_SEED = (1 << 63) - 1
 def parse_seed(text: str) -> int:
     """argparse type of every ``--seed``/``--seeds``: an integer in 0 .. 2^63 - 1, checked
     once at the edge so that no rule or run fails on it later."""
-    import argparse
     try:
         v = int(text.strip())
     except (ValueError, AttributeError):
@@ -29,6 +29,24 @@ def parse_seed(text: str) -> int:
         raise argparse.ArgumentTypeError(
             f"{shown} is out of range; seeds are integers from 0 to 2^63-1 ({MAX_SEED})")
     return v
+
+
+class IntermixedParser(argparse.ArgumentParser):
+    """A leaf command's parser whose options may come anywhere, also between positionals:
+    ``crasp run PROGRAM --trace t.html "0 1 1"``. Use it as ``parser_class`` of the
+    ``add_subparsers`` whose commands have no subcommands of their own."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        # parse_known_intermixed_args calls parse_known_args itself: run the plain one then
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
 
 
 def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -80,10 +98,11 @@ def parse_range(text: str, what: str = "--n") -> list[int]:
 
 
 def add_task_args(parser, n_required: bool = True) -> None:
-    parser.add_argument("task", help="task family name (see `theorybench tasks`)")
+    parser.add_argument("task", help="task: FAMILY or FAMILY:K=V[:K=V] (e.g. khop:k=2; see "
+                        "`theorybench tasks`)")
     parser.add_argument("--n", required=n_required, help="input length n")
     parser.add_argument("--param", action="append", metavar="K=V",
-                        help="another task parameter, e.g. --param k=3 (repeatable)")
+                        help="deprecated: write the task as FAMILY:K=V instead")
 
 
 def print_table(rows: Iterable[Sequence[Any]], header: Sequence[str], out=None) -> None:

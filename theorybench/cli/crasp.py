@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
 from ..formal import crasp
-from .common import parse_params, parse_seed, print_table
+from .common import IntermixedParser, parse_params, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -22,7 +22,8 @@ def register(sub) -> None:
                     "atoms; so `# \"a\" == 0` is `(# \"a\") == 0`. Positions are 1-based as in "
                     "Huang et al. (ICLR 2025) unless --positions 0; the output is read at an "
                     "appended end marker unless --accept last.")
-    cs = p.add_subparsers(dest="crasp_command", metavar="SUBCOMMAND")
+    cs = p.add_subparsers(dest="crasp_command", metavar="SUBCOMMAND",
+                          parser_class=IntermixedParser)
 
     r = cs.add_parser("run", help="run a program on inputs (argument or one per stdin line)")
     r.add_argument("program", help="a .cr file or a library program name")
@@ -44,7 +45,7 @@ def register(sub) -> None:
 
     c = cs.add_parser("check", help="check a program against a task on all inputs up to N")
     c.add_argument("program", help="a .cr file or a library program name")
-    c.add_argument("--task", required=True, help="task family (its tokens are the literals)")
+    c.add_argument("--task", required=True, help="task: FAMILY or FAMILY:K=V[:K=V] (its tokens are the literals)")
     c.add_argument("--max-n", type=int, default=10, help="check every n <= N exhaustively "
                    "where feasible, then samples at 2N and 4N (default 10)")
     c.add_argument("--param", action="append", metavar="K=V", help="task parameter")
@@ -59,6 +60,7 @@ def register(sub) -> None:
     lint.set_defaults(func=cmd_lint)
 
     ls = cs.add_parser("list", help="list the library programs")
+    ls.add_argument("--format", choices=("text", "json"), default="text")
     ls.set_defaults(func=cmd_list)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -162,10 +164,16 @@ def cmd_lint(args) -> int:
 
 
 def cmd_list(args) -> int:
-    rows = []
+    rows, records = [], []
     for name, e in crasp.library().items():
         s = crasp.size(e.program)
         req = " ".join(f"{k}={v}" for k, v in e.requires) or "-"
         rows.append((name, e.family, req, s["counts"], s["depth"], e.description[:70]))
+        records.append({"program": name, "task": e.family, "requires": dict(e.requires),
+                        "params": list(e.params), "counts": s["counts"], "depth": s["depth"],
+                        "definitions": s["definitions"], "description": e.description})
+    if args.format == "json":
+        print_json(records)
+        return 0
     print_table(rows, ("program", "task", "requires", "counts", "depth", "description"))
     return 0

@@ -11,7 +11,7 @@ import importlib
 import pkgutil
 import sys
 
-from .. import __version__
+from .. import __version__, tasks
 from ..errors import TheorybenchError
 
 
@@ -39,7 +39,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        deprecated = _task_variant(args)
+        code = int(args.func(args) or 0)
+        if deprecated:  # after the command, so that its errors and output come first
+            print(deprecated, file=sys.stderr)
+        return code
     except TheorybenchError as exc:
         if args.debug:
             raise
@@ -56,6 +60,25 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("theorybench: interrupted", file=sys.stderr)
         return 130
+
+
+def _task_variant(args) -> str | None:
+    """A command's one task in the shared syntax (``khop:k=2``) -> ``task`` plus ``param``.
+
+    Every command that takes one task reads ``args.task`` and ``args.param``; the variant
+    syntax is resolved here once. The older ``--param K=V`` keeps working; the deprecation
+    note returned is printed after the command, so its output and errors come first."""
+    if not hasattr(args, "param") or not isinstance(getattr(args, "task", None), str):
+        return None
+    note = None
+    if args.param:
+        note = ("note: --param K=V is deprecated; write the task as FAMILY:K=V "
+                f"(e.g. {args.task}:" + ":".join(args.param) + ")")
+    if ":" in args.task:
+        name, params = tasks.parse_task(args.task)
+        args.task = name
+        args.param = [f"{k}={v}" for k, v in params.items()] + list(args.param or [])
+    return note
 
 
 if __name__ == "__main__":

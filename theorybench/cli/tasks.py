@@ -8,11 +8,14 @@ import numpy as np
 
 from .. import tasks
 from ..errors import TaskParameterError
-from .common import add_task_args, parse_params, print_table
+from .common import add_task_args, parse_params, print_json, print_table
 
 
 def register(sub) -> None:
-    p = sub.add_parser("tasks", help="list the task families")
+    p = sub.add_parser("tasks", help="list the task families",
+                       description=f"List the task families. Commands take a task as "
+                                   f"{tasks.SYNTAX}.")
+    p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_tasks)
 
     p = sub.add_parser("sample", help="print sampled instances of a task with their labels")
@@ -40,9 +43,18 @@ def _rng(seed: int) -> np.random.Generator:
 
 
 def cmd_tasks(args) -> int:
-    rows = []
-    for name, cls in tasks.families().items():
-        rows.append((name, cls.kind, "; ".join(p.describe() for p in cls.params), cls.summary))
+    fams = tasks.families()
+    if args.format == "json":
+        print_json([{"task": name, "kind": cls.kind, "definition": cls.summary,
+                     "syntax": tasks.SYNTAX,
+                     "parameters": [{"name": p.name, "type": p.type.__name__,
+                                     "default": p.default, "minimum": p.minimum,
+                                     "maximum": p.maximum, "choices": p.choices,
+                                     "description": p.doc} for p in cls.params]}
+                    for name, cls in fams.items()])
+        return 0
+    rows = [(name, cls.kind, "; ".join(p.describe() for p in cls.params), cls.summary)
+            for name, cls in fams.items()]
     print_table(rows, ("task", "kind", "parameters (defaults)", "definition"))
     return 0
 

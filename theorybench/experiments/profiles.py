@@ -119,37 +119,21 @@ def get_profile(name: str) -> Profile:
 
 
 def parse_task(text: str) -> tuple[str, dict]:
-    """``"khop:k=2"`` -> ("khop", {"k": "2"}); checks the family exists."""
-    name, _, rest = text.partition(":")
-    name = name.strip()
-    params = {}
-    for pair in filter(None, rest.split(",")):
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ConfigError(f"task {text!r}: parameters are written NAME:K=V,K=V (e.g. khop:k=2)")
-        if key.strip() == "n":
-            raise ConfigError(f"task {text!r}: n is not a task parameter here; the profile "
-                              f"chooses the sizes (in-distribution n, length bins)")
-        params[key.strip()] = value.strip()
-    families = tasks.families()
-    if name not in families:
-        raise ConfigError(f"unknown task {name!r}; known tasks: {', '.join(families)}")
-    fam = families[name]
-    known = {p.name: p for p in fam.params}
+    """``"khop:k=2"`` -> ("khop", {"k": 2}) in the task syntax every command shares."""
     try:
-        params = {k: known[k].coerce(v) if k in known else v for k, v in params.items()}
-        # validate the parameter names and values now, at a size every family accepts
-        fam(**{"n": known["n"].default, **params})
+        return tasks.parse_task(text)
     except TaskParameterError as exc:
-        raise ConfigError(f"task {text!r}: {exc}") from None
-    return name, params
+        raise ConfigError(str(exc)) from None
 
 
 def profile_tasks(profile: Profile | str, line: str, names: Sequence[str] | None = None):
     """[(family, params), ...] of a line: ``names`` if given, else the profile's list."""
     profile = get_profile(profile) if isinstance(profile, str) else profile
     if names:
-        return [parse_task(t) for t in names]
+        try:
+            return tasks.parse_task_list(names)
+        except TaskParameterError as exc:
+            raise ConfigError(str(exc)) from None
     chosen = profile.in_tasks if line == "in_distribution" else profile.lg_tasks
     if chosen is None:
         chosen = tuple(tasks.families())

@@ -79,9 +79,14 @@ def _build(text: str, name: str, pairs: list[str], allow_n: bool) -> TaskSpec:
         if key not in known:
             raise TaskParameterError(f"task {text!r}: {name} has no parameter {key!r}; its "
                                      f"parameters: {', '.join(known)}")
-        params[key] = known[key].coerce(value)
-    # check the combination at a size every family accepts
-    fam(**{"n": known["n"].default, **params})
+        try:
+            params[key] = known[key].coerce(value)
+        except TaskParameterError as exc:
+            raise TaskParameterError(f"task {text!r}: {exc}") from None
+    try:  # the combination, at a size every family accepts
+        fam(**{"n": known["n"].default, **params})
+    except TaskParameterError as exc:
+        raise TaskParameterError(f"task {text!r}: {exc}") from None
     return name, params
 
 
