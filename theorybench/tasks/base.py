@@ -109,7 +109,12 @@ def count_text(size: int) -> str:
     """A count for messages: exact up to 10^12, then as a power of two (``about 2^64``)."""
     if size <= 10**12:
         return f"{size:,}"
-    return f"about 2^{math.log2(size):.1f} (~{float(size):.1e})"
+    # math.log10 takes any int; float(size) would overflow past ~1.8e308
+    exp10 = math.floor(math.log10(size))
+    mant = 10 ** (math.log10(size) - exp10)
+    if round(mant, 1) >= 10:
+        mant, exp10 = mant / 10, exp10 + 1
+    return f"about 2^{math.log2(size):.1f} (~{mant:.1f}e+{exp10:02d})"
 
 
 def product_space(choices: Sequence[Sequence[int]], limit: int = MAX_ENUMERATE,
