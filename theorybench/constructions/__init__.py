@@ -1,3 +1,42 @@
-"""Explicit transformer constructions: torch modules with hand-set weights (Majority by
-uniform attention, Index by query-key retrieval, an induction head, Dyck-1 by counting),
-the C-RASP -> transformer compiler, and z3 verification of constructions."""
+"""Transformers with set weights, and their verification (docs/theories.md §9 tasks).
+
+``build("majority", n=15)`` returns a :class:`Construction`: a causal softmax transformer
+(:class:`SetTransformer`, float64 by default) with hand-set weights for that task instance,
+its shape, the inverse temperature it needs as a function of n and the margin it
+guarantees. :mod:`.check` runs it on every input (float64 and float32) or on samples;
+:mod:`.interval` encloses its real-arithmetic outputs on every input; :mod:`.solver`
+proves it with z3 (uniform attention exactly; peaked attention through a hard model, a
+score gap and a bound on the softmax error).
+"""
+
+from __future__ import annotations
+
+from .. import tasks
+from ..errors import TaskParameterError
+from .base import Certificate, Construction
+from .counting import dyck1, majority
+from .model import SetTransformer, Weights, margins
+from .retrieval import index, induction
+
+#: task family -> builder of its construction
+BUILDERS = {"majority": majority, "dyck": dyck1, "dyck_bounded": dyck1, "index": index,
+            "khop": induction}
+
+
+def supported() -> list[str]:
+    return sorted(BUILDERS)
+
+
+def build(task: str, n: int, **params) -> Construction:
+    """The construction for ``tasks.get(task, n=n, **params)``."""
+    if task not in BUILDERS:
+        raise TaskParameterError(
+            f"no construction for task {task!r}; constructions exist for: "
+            f"{', '.join(supported())}")
+    if task in ("dyck", "dyck_bounded"):
+        params.setdefault("k", 1)
+    return BUILDERS[task](tasks.get(task, n=n, **params))
+
+
+__all__ = ["BUILDERS", "Certificate", "Construction", "SetTransformer", "Weights", "build",
+           "margins", "supported"]

@@ -1,0 +1,128 @@
+"""Constructions by uniform attention (counting): Majority, Dyck-1, bounded-depth Dyck-1.
+
+Every head here has Wq = 0, so every score is 0 and the softmax is exactly uniform over
+the causal prefix: position i reads the average of its prefix's values. Everything after
+that is affine or ReLU, so the model is exact rational arithmetic of the input counts.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import TaskParameterError
+from ..tasks.base import Task
+from .base import Construction
+from .model import Weights, empty_layer
+
+
+def _index(channels):
+    return {c: i for i, c in enumerate(channels)}
+
+
+def majority(task: Task) -> Construction:
+    """Majority by one uniform head: the last position reads mean(2x - 1) = (2c - n)/n.
+
+    Tokens "0", "1" (ids 0, 1). Width 2 (channels pm = 2x - 1 and avg), one layer, one
+    head, no MLP, no positional information; the logit is (2c - n)/n, whose sign is the
+    label and whose size is at least 1/n for odd n (|2c - n| >= 1). The weights do not
+    depend on n. Construction in the spirit of Yang & Chiang (COLM 2024), C-RASP's
+    counting operator realised by uniform causal attention.
+    """
+    import z3
+    n = task.n
+    ch = ("pm", "avg")
+    c = _index(ch)
+    d = len(ch)
+    E = np.zeros((2, d))
+    E[0, c["pm"]], E[1, c["pm"]] = -1.0, 1.0
+    layer = empty_layer(d)
+    layer.wv[0, c["pm"], 0] = 1.0
+    layer.wo[0, 0, c["avg"]] = 1.0
+    w_out = np.zeros((d, 1))
+    w_out[c["avg"], 0] = 1.0
+    weights = Weights(E, np.zeros((n, d)), [layer], w_out, np.zeros(1), "last", ch)
+
+    def spec(xs):
+        return 2 * z3.Sum(xs) > n
+
+    return Construction(
+        name="majority", task=task, weights=weights,
+        summary="one uniform causal head averages 2x-1; logit (2c-n)/n",
+        temperature="none: the head is uniform (Wq = 0), any beta",
+        margin_formula="1/n (|2c - n| >= 1 for odd n)", hard_margin=Fraction(1, n),
+        gaps=[None], spec=spec, all_n=True,
+        source="Yang & Chiang (COLM 2024): majority in C-RASP; counts by uniform attention")
+
+
+def dyck1(task: Task) -> Construction:
+    """Dyck-1 (task ``dyck`` with k = 1) or bounded-depth Dyck-1 (``dyck_bounded``, k = 1).
+
+    Tokens "(" (id 0) and ")" (id 1); n is even. Two layers, one uniform head each:
+
+    1. a_i = h_i / i (h_i = #( - #) in the prefix) by averaging pm = +1/-1; the MLP writes
+       z_i = ReLU(-a_i) + ReLU(a_i - (D + 1/2) inv_i) (>= 1/(2i) iff the prefix dips
+       below 0 or rises above D; exactly 0 otherwise; inv_i = 1/i is a positional
+       feature, only used for the depth bound) and |a_i| = ReLU(a_i) + ReLU(-a_i).
+    2. m = mean_i z_i at the last position (>= 1/(2 n^2) iff some prefix is bad).
+
+    One accept decision: logit = 1 - n |a_n| - 4 n^2 m, which is exactly 1 on members;
+    on non-members n |a_n| = |h_n| >= 2 (n even) or 4 n^2 m >= 2, so the logit is <= -1.
+    Margin 1 for every n; the readout weights grow like n^2 (O(log n) bits).
+    Counting construction of Bhattamishra, Ahuja, Goyal (EMNLP 2020), Dyck-1 via depth
+    ratios; the bound D as in Yao et al. (ACL 2021) for k = 1.
+    """
+    import z3
+    n = task.n
+    if task.k != 1:
+        raise TaskParameterError(
+            f"the {task.name} construction handles k=1 only (one bracket type: counting); "
+            f"k={task.k} needs a head that finds each bracket's match (not built); use "
+            f"{task.name}:k=1")
+    bound = getattr(task, "D", None)
+    ch = ("pm", "inv", "a", "z", "absa", "m")
+    c = _index(ch)
+    d = len(ch)
+    E = np.zeros((2, d))
+    E[0, c["pm"]], E[1, c["pm"]] = 1.0, -1.0
+    P = np.zeros((n, d))
+    P[:, c["inv"]] = 1.0 / np.arange(1, n + 1)
+    l1 = empty_layer(d, mlp=3)
+    l1.wv[0, c["pm"], 0] = 1.0
+    l1.wo[0, 0, c["a"]] = 1.0
+    # hidden: u0 = ReLU(-a), u1 = ReLU(a - (D+1/2) inv), u2 = ReLU(a)
+    l1.w1[c["a"], 0] = -1.0
+    l1.w1[c["a"], 1] = 1.0
+    upper = task.cap + 0.5     # the task's own bound: min(D, n/2), n/2 when unbounded
+    l1.w1[c["inv"], 1] = -upper
+    l1.w1[c["a"], 2] = 1.0
+    l1.w2[0, c["z"]] = 1.0
+    l1.w2[1, c["z"]] = 1.0
+    l1.w2[0, c["absa"]] = 1.0
+    l1.w2[2, c["absa"]] = 1.0
+    l2 = empty_layer(d)
+    l2.wv[0, c["z"], 0] = 1.0
+    l2.wo[0, 0, c["m"]] = 1.0
+    w_out = np.zeros((d, 1))
+    w_out[c["absa"], 0] = -float(n)
+    w_out[c["m"], 0] = -4.0 * n * n
+    weights = Weights(E, P, [l1, l2], w_out, np.ones(1), "last", ch)
+    cap = task.cap
+
+    def spec(xs):
+        h, conds = 0, []
+        for x in xs:
+            h = h + 1 - 2 * x
+            conds += [h >= 0, h <= cap]
+        return z3.And(*conds, h == 0)
+
+    what = f"depth <= {bound}" if bound is not None else "any depth"
+    return Construction(
+        name=task.name, task=task, weights=weights,
+        summary=f"Dyck-1 ({what}): layer 1 averages +-1 (depth ratio), MLP flags bad "
+                "prefixes; layer 2 averages the flags; one accept decision",
+        temperature="none: both heads uniform (Wq = 0), any beta",
+        margin_formula="1 for every n (logit 1 on members, <= -1 otherwise)",
+        hard_margin=Fraction(1), gaps=[None, None], spec=spec,
+        source="Bhattamishra, Ahuja, Goyal (EMNLP 2020); Yao et al. (ACL 2021) for the bound")

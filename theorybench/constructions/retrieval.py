@@ -1,0 +1,162 @@
+"""Constructions by peaked attention (retrieval): Index and the 1-hop induction head.
+
+Both retrieve a position by quadratic maximisation: a query that wants position t scores
+key j by 2 t j - j^2 = t^2 - (j - t)^2 (+ a constant the softmax ignores), so the wanted
+key beats every other by (j - t)^2 >= 1: a score gap of 1 before the inverse temperature
+beta. With gap g and at most L keys the softmax puts mass at most (L - 1) e^(-beta g) off
+the argmax; beta(n) is chosen so that this error, propagated to the logits, stays below
+the hard model's margin (the verifier computes the bound from the weights; the formulas
+below are the design targets).
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ..errors import TaskParameterError
+from ..tasks.base import Task
+from .base import Construction
+from .model import Weights, empty_layer
+
+
+def _index(channels):
+    return {c: i for i, c in enumerate(channels)}
+
+
+def index(task: Task) -> Construction:
+    """Index (``index``, token encoding): x_1..x_n then a query token "q<t>" (id t + 1).
+
+    One layer, one head. The query token carries t, every position j carries j and j^2;
+    the last position scores key j by beta (2 t j - j^2) and reads the bit there (the
+    query's own position has bit 0 and loses by (n + 1 - t)^2 >= 1). Logit = bit - 1/2:
+    hard margin 1/2. beta = ln(2n) + 2 puts mass <= n e^(-beta) = 1/(2 e^2) < 0.07 off
+    the queried bit. Width 6. Retrieval by position as in the BAPO/communication account
+    of Index (Schnabel et al., NeurIPS 2025); quadratic scores as in Sanford, Hsu,
+    Telgarsky (ICML 2024) positional retrieval.
+    """
+    import z3
+    n = task.n
+    if task.mode != "tokens" or task.k != 1:
+        raise TaskParameterError(
+            f"the index construction takes the token encoding with one query "
+            f"(index, mode=tokens); got mode={task.mode}, k={task.k}")
+    ch = ("bit", "t", "one", "j", "j2", "read")
+    c = _index(ch)
+    d, V, L = len(ch), n + 2, n + 1
+    E = np.zeros((V, d))
+    E[1, c["bit"]] = 1.0
+    E[2:, c["t"]] = np.arange(1, n + 1)
+    P = np.zeros((L, d))
+    pos = np.arange(1, L + 1, dtype=np.float64)
+    P[:, c["one"]], P[:, c["j"]], P[:, c["j2"]] = 1.0, pos, pos * pos
+    layer = empty_layer(d, dk=2)
+    layer.wq[0, c["t"], 0] = 2.0
+    layer.wq[0, c["one"], 1] = -1.0
+    layer.wk[0, c["j"], 0] = 1.0
+    layer.wk[0, c["j2"], 1] = 1.0
+    layer.wv[0, c["bit"], 0] = 1.0
+    layer.wo[0, 0, c["read"]] = 1.0
+    layer.beta[:] = math.log(2 * n) + 2.0
+    w_out = np.zeros((d, 1))
+    w_out[c["read"], 0] = 1.0
+    weights = Weights(E, P, [layer], w_out, np.array([-0.5]), "last", ch)
+
+    def spec(xs):
+        q = xs[n]
+        return z3.Sum([z3.If(q == t + 2, xs[t], 0) for t in range(n)]) == 1
+
+    return Construction(
+        name="index", task=task, weights=weights,
+        summary="one head at the last position: score 2tj - j^2 peaks at the queried j; "
+                "logit = bit - 1/2",
+        temperature="beta = ln(2n) + 2", margin_formula="1/2 - n e^(-beta) = 1/2 - 1/(2e^2)",
+        hard_margin=Fraction(1, 2), gaps=[Fraction(1)], spec=spec,
+        source="quadratic-maximisation retrieval (Sanford, Hsu, Telgarsky, ICML 2024)")
+
+
+def induction(task: Task) -> Construction:
+    """1-hop induction head (``khop`` with k = 1): at every position i, the symbol after
+    the latest earlier occurrence of X_i, or "_" when there is none.
+
+    Channels: tok (one-hot X_i), prev (one-hot X_(i-1), written by layer 1), att (written
+    by layer 2), positions j, j^2, a constant and first = [i = 1]. Width 3|Sigma| + 4.
+
+    1. Previous-token head: query i scores key j by 2 (i - 1) j - j^2 (peak at j = i - 1,
+       gap 1; position 1 only sees itself), copies tok into prev.
+    2. Matching head: query i scores key j by M [prev_j = X_i] - M first_j + j with M = n:
+       a key whose previous token is X_i beats every non-match, the latest match beats
+       earlier ones, and with no match the latest key, i itself, wins; every gap >= 1.
+       It copies tok_j into att.
+    Readout: logit_a = att_a - tok_a, logit_"_" = 1/2. A match at j gives X_j != X_i (no
+    immediate repeats), so logit X_j = 1; with no match att = tok and "_" wins. Hard
+    margin 1/2. beta_1 = ln(8n^2 + 4n) + 2 keeps the copied prev within about 1/(8n) of
+    one-hot so the matching scores move by less than 1/4; beta_2 = 2 ln(16n) + 2.
+    Elhage et al. (2021), Olsson et al. (2022); Sanford, Hsu, Telgarsky (ICML 2024, Sec. 4).
+    """
+    import z3
+    n, A = task.n, task.alphabet
+    if task.k != 1:
+        raise TaskParameterError(
+            f"the induction-head construction is 1-hop (khop:k=1); k={task.k} needs "
+            f"log2(k)+2 layers (Sanford, Hsu, Telgarsky), not built")
+    ch = (tuple(f"tok{a}" for a in range(A)) + tuple(f"prev{a}" for a in range(A))
+          + tuple(f"att{a}" for a in range(A)) + ("one", "j", "j2", "first"))
+    c = _index(ch)
+    d, M = len(ch), float(n)
+    E = np.zeros((A, d))
+    for a in range(A):
+        E[a, c[f"tok{a}"]] = 1.0
+    P = np.zeros((n, d))
+    pos = np.arange(1, n + 1, dtype=np.float64)
+    P[:, c["one"]], P[:, c["j"]], P[:, c["j2"]] = 1.0, pos, pos * pos
+    P[0, c["first"]] = 1.0
+    l1 = empty_layer(d, dk=2, dv=A)
+    l1.wq[0, c["j"], 0], l1.wq[0, c["one"], 0] = 2.0, -2.0
+    l1.wq[0, c["one"], 1] = -1.0
+    l1.wk[0, c["j"], 0] = 1.0
+    l1.wk[0, c["j2"], 1] = 1.0
+    l2 = empty_layer(d, dk=A + 2, dv=A)
+    for a in range(A):
+        l1.wv[0, c[f"tok{a}"], a] = 1.0
+        l1.wo[0, a, c[f"prev{a}"]] = 1.0
+        l2.wq[0, c[f"tok{a}"], a] = M
+        l2.wk[0, c[f"prev{a}"], a] = 1.0
+        l2.wv[0, c[f"tok{a}"], a] = 1.0
+        l2.wo[0, a, c[f"att{a}"]] = 1.0
+    l2.wq[0, c["one"], A] = -M
+    l2.wk[0, c["first"], A] = 1.0
+    l2.wq[0, c["one"], A + 1] = 1.0
+    l2.wk[0, c["j"], A + 1] = 1.0
+    l1.beta[:] = math.log(8 * n * n + 4 * n) + 2.0
+    l2.beta[:] = 2 * math.log(16 * n) + 2.0
+    w_out = np.zeros((d, A + 1))
+    for a in range(A):
+        w_out[c[f"att{a}"], a] = 1.0
+        w_out[c[f"tok{a}"], a] = -1.0
+    b_out = np.zeros(A + 1)
+    b_out[A] = 0.5
+    weights = Weights(E, P, [l1, l2], w_out, b_out, "all", ch)
+
+    def spec(xs):
+        out = []
+        for i in range(n):          # 0-based i; find: latest p < i - 0 with X_p = X_i
+            y = z3.IntVal(A)
+            for p in range(0, i - 1):      # p + 1 <= i - 1 (p + 1 = i would repeat X_i)
+                y = z3.If(xs[p] == xs[i], xs[p + 1], y)
+            out.append(y)
+        return out
+
+    def valid(xs):
+        return z3.And(*[xs[i] != xs[i - 1] for i in range(1, n)]) if n > 1 else z3.BoolVal(True)
+
+    return Construction(
+        name="induction", task=task, weights=weights,
+        summary="previous-token head (peak at i-1) then matching head (latest j with "
+                "prev_j = X_i); logit att - tok, '_' at 1/2",
+        temperature="beta_1 = ln(8n^2 + 4n) + 2, beta_2 = 2 ln(16n) + 2",
+        margin_formula="1/2 minus the propagated softmax error (certified per n)",
+        hard_margin=Fraction(1, 2), gaps=[Fraction(1), Fraction(1)], spec=spec, valid=valid,
+        source="Elhage et al. (2021); Olsson et al. (2022); Sanford, Hsu, Telgarsky (ICML 2024)")
