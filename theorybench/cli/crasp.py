@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
 from ..formal import crasp
+from ._crasp_prove import add_prove
 from .common import IntermixedParser, parse_params, parse_seed, print_json, print_table
 
 
@@ -62,6 +63,7 @@ def register(sub) -> None:
     ls = cs.add_parser("list", help="list the library programs")
     ls.add_argument("--format", choices=("text", "json"), default="text")
     ls.set_defaults(func=cmd_list)
+    add_prove(cs)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
