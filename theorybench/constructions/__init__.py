@@ -33,8 +33,6 @@ def build(task: str, n: int, **params) -> Construction:
         raise TaskParameterError(
             f"no construction for task {task!r}; constructions exist for: "
             f"{', '.join(supported())}")
-    if task in ("dyck", "dyck_bounded"):
-        params.setdefault("k", 1)
     return BUILDERS[task](tasks.get(task, n=n, **params))
 
 

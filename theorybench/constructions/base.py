@@ -39,8 +39,11 @@ class Construction:
     valid: Callable[[list], Any] | None = None
     source: str = ""
     notes: list[str] = field(default_factory=list)
-    #: Majority-like: the same weights for every n and a closed form in the counts.
-    all_n: bool = False
+    #: Majority-like: the weights do not depend on n (no positional information), so a
+    #: statement in the token counts covers every n: ``count_spec(counts, n)`` is the
+    #: label in z3 terms of the counts, ``n_ok(n)`` the lengths the task allows.
+    count_spec: Callable[[list, Any], Any] | None = None
+    n_ok: Callable[[Any], Any] | None = None
 
     @property
     def n(self) -> int:

@@ -52,7 +52,8 @@ def majority(task: Task) -> Construction:
         summary="one uniform causal head averages 2x-1; logit (2c-n)/n",
         temperature="none: the head is uniform (Wq = 0), any beta",
         margin_formula="1/n (|2c - n| >= 1 for odd n)", hard_margin=Fraction(1, n),
-        gaps=[None], spec=spec, all_n=True,
+        gaps=[None], spec=spec,
+        count_spec=lambda cs, m: 2 * cs[1] > m, n_ok=lambda m: m % 2 == 1,
         source="Yang & Chiang (COLM 2024): majority in C-RASP; counts by uniform attention")
 
 
