@@ -1,0 +1,96 @@
+"""`theorybench construct TASK --n N`: a hand-built softmax transformer for the task, its
+shape, temperature and margin, and optionally a verification certificate and the saved
+model (loads with ``torch.load(path, weights_only=True)``)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from .. import constructions
+from ..constructions import verify as cverify
+from ..errors import ConfigError
+from .common import parse_params, parse_seed, print_json
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "construct", help="a softmax transformer with set weights for a task, verified",
+        description="Build the hand-set softmax transformer for TASK at length n (tasks: "
+        f"{', '.join(constructions.supported())}; task variants as FAMILY:K=V, e.g. "
+        "dyck_bounded:D=3), print its shape, inverse temperature and margin, and verify it: "
+        "exhaustive (float64 and float32 on every input), interval (real arithmetic, "
+        "outward-rounded intervals on every input), sampled (float64 and float32 on "
+        "samples, any n) or z3 (symbolic: all n for Majority, "
+        "this n otherwise).")
+    p.add_argument("task", help="task family (optionally FAMILY:K=V)")
+    p.add_argument("--n", type=int, required=True, help="input size n of the task")
+    p.add_argument("--verify", choices=cverify.METHODS, help="verification method")
+    p.add_argument("--timeout", type=float, default=60.0,
+                   help="z3 timeout per query in seconds (default 60); a timeout is "
+                   "reported as unknown")
+    p.add_argument("--samples", type=int, default=1000,
+                   help="inputs per dtype for --verify sampled (default 1000)")
+    p.add_argument("--seed", type=parse_seed, default=0, help="seed of --verify sampled")
+    p.add_argument("--out", metavar="PATH", help="save the model (a dict of tensors)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_construct, param=None)
+
+
+def cmd_construct(args) -> int:
+    if args.timeout <= 0:
+        raise ConfigError(f"--timeout must be positive, got {args.timeout}")
+    params = parse_params(args.param)
+    c = constructions.build(args.task, args.n, **params)
+    if args.verify == "sampled" and args.samples < 1:
+        raise ConfigError(f"--samples must be >= 1, got {args.samples}")
+    certs = (cverify.verify(c, args.verify, int(args.timeout * 1000), args.samples,
+                            np.random.default_rng(args.seed)) if args.verify else [])
+    saved = None
+    if args.out:
+        import torch
+        torch.save(c.module().bundle(c.describe()), args.out)
+        saved = args.out
+    info = c.describe()
+    if args.format == "json":
+        print_json({**info, "certificates": [ct.as_dict() for ct in certs],
+                    "status": cverify.evidence_status(certs) if certs else None,
+                    "saved": saved})
+    else:
+        sh = info["shape"]
+        print(f"construction: {c.name} for {args.task} n={c.n} "
+              f"({', '.join(f'{k}={v}' for k, v in c.task.values.items() if k != 'n') or 'defaults'})")
+        print(f"  {c.summary}")
+        print(f"shape: {sh['layers']} layer(s), heads {sh['heads']}, width {sh['width']}, "
+              f"MLP hidden {sh['mlp']}, {sh['parameters']:,} parameters, input length "
+              f"{c.length}, {sh['classes']} logit(s) at {sh['output']} position(s)")
+        betas = "; ".join(f"layer {i + 1}: " + ", ".join(f"{b:.4g}" if b else "uniform"
+                                                          for b in row)
+                          for i, row in enumerate(info["beta"]))
+        print(f"temperature: {c.temperature} (beta here: {betas})")
+        print(f"margin: {c.margin_formula}; hard-attention margin {c.hard_margin}")
+        print(f"source: {c.source}")
+        for ct in certs:
+            extra = []
+            if ct.inputs is not None:
+                extra.append(f"{ct.inputs:,} inputs")
+            if ct.margin is not None:
+                extra.append(f"proved margin {ct.margin}")
+            if ct.observed_margin is not None:
+                extra.append(f"smallest observed margin {ct.observed_margin:.6g}")
+            print(f"certificate [{ct.method}]: {ct.status.upper()} in {ct.seconds:.3f} s"
+                  + (f" ({'; '.join(extra)})" if extra else ""))
+            print(f"  {ct.claim}")
+            if ct.counterexample is not None:
+                print(f"  counter-example: {c.task.render(ct.counterexample)}")
+        if certs:
+            print(f"status: {cverify.evidence_status(certs)}")
+        if saved:
+            print(f"saved: {saved} (torch.load(path, weights_only=True); "
+                  f"SetTransformer.from_bundle rebuilds the module)")
+    if certs and not all(ct.ok for ct in certs):
+        bad = [f"{ct.method}: {ct.status}" for ct in certs if not ct.ok]
+        print(f"theorybench: verification did not pass ({', '.join(bad)})", file=sys.stderr)
+        return 1
+    return 0
