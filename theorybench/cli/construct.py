@@ -24,7 +24,11 @@ def register(sub) -> None:
         "outward-rounded intervals on every input), sampled (float64 and float32 on "
         "samples, any n) or z3 (symbolic: all n for Majority, "
         "this n otherwise).")
-    p.add_argument("task", help="task family (optionally FAMILY:K=V)")
+    p.add_argument("task", nargs="?", help="task family (optionally FAMILY:K=V)")
+    p.add_argument("--program", metavar="FILE",
+                   help="compile a C-RASP program (a .cr file or a library name) instead of "
+                   "a task's hand-built construction; --verify exhaustive|interval|sampled "
+                   "check it against the interpreter on inputs of length 1..n")
     p.add_argument("--n", type=int, required=True, help="input size n of the task")
     p.add_argument("--verify", choices=cverify.METHODS, help="verification method")
     p.add_argument("--timeout", type=float, default=60.0,
@@ -41,6 +45,13 @@ def register(sub) -> None:
 def cmd_construct(args) -> int:
     if args.timeout <= 0:
         raise ConfigError(f"--timeout must be positive, got {args.timeout}")
+    if args.program:
+        if args.task:
+            raise ConfigError("give either TASK or --program FILE, not both")
+        return _program(args)
+    if not args.task:
+        raise ConfigError("give a TASK (e.g. `theorybench construct majority --n 15`) or "
+                          "--program FILE")
     params = parse_params(args.param)
     c = constructions.build(args.task, args.n, **params)
     if args.verify == "sampled" and args.samples < 1:
@@ -92,5 +103,50 @@ def cmd_construct(args) -> int:
     if certs and not all(ct.ok for ct in certs):
         bad = [f"{ct.method}: {ct.status}" for ct in certs if not ct.ok]
         print(f"theorybench: verification did not pass ({', '.join(bad)})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _program(args) -> int:
+    from ..constructions.compiler import compile_program, verify_compiled
+    from ..constructions.model import SetTransformer
+    from ..formal.crasp import load_program
+    if args.n < 1:
+        raise ConfigError(f"--n must be >= 1 (the longest input), got {args.n}")
+    if args.verify == "z3":
+        raise ConfigError("--verify z3 is not available for compiled programs; use "
+                          "exhaustive, interval or sampled")
+    prog = load_program(args.program)
+    comp = compile_program(prog, args.n)
+    cert = (verify_compiled(prog, comp, args.verify, np.random.default_rng(args.seed),
+                            args.samples) if args.verify else None)
+    if args.out:
+        import torch
+        meta = {"program": str(args.program), "max_len": args.n,
+                "vocab": list(comp.vocab), "shape": comp.shape()}
+        torch.save(SetTransformer(comp.weights).bundle(meta), args.out)
+    sh = comp.shape()
+    if args.format == "json":
+        print_json({"program": str(args.program), "n": args.n, "vocab": list(comp.vocab),
+                    "shape": sh, "margin": "1/2",
+                    "certificate": cert.as_dict() if cert else None, "saved": args.out})
+    else:
+        print(f"compiled: {args.program} for inputs of length <= {args.n} (tokens "
+              f"{' '.join(comp.vocab)}; the input is followed by <eos>)")
+        print(f"shape: {sh['layers']} layer(s), heads {sh['heads']}, width {sh['width']}, "
+              f"MLP hidden {sh['mlp']}, {sh['parameters']:,} parameters")
+        print("temperature: none: every head uniform (counts by averaging)")
+        print("margin: 1/2 at the end marker in real arithmetic (exact 0/1 Booleans)")
+        if cert:
+            print(f"certificate [{cert.method}]: {cert.status.upper()} in {cert.seconds:.3f} s "
+                  f"(smallest observed margin {cert.observed_margin:.6g}; "
+                  f"{', '.join(f'{k} {v:.3g}' for k, v in cert.details.items() if k != 'counterexample')})")
+            print(f"  {cert.claim}")
+            if "counterexample" in cert.details:
+                print(f"  counter-example: {cert.details['counterexample']}")
+        if args.out:
+            print(f"saved: {args.out} (torch.load(path, weights_only=True))")
+    if cert and not cert.ok:
+        print(f"theorybench: verification did not pass ({cert.status})", file=sys.stderr)
         return 1
     return 0

@@ -119,6 +119,13 @@ class SetTransformer(nn.Module):
         return int(self.pos.shape[0])
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        x = self.residual(tokens)
+        if self.output == "last":
+            x = x[:, -1]
+        return x @ self.w_out + self.b_out
+
+    def residual(self, tokens: torch.Tensor) -> torch.Tensor:
+        """The residual stream after the last layer, (B, L, d)."""
         tokens = torch.as_tensor(tokens, dtype=torch.long)
         L = tokens.shape[1]
         x = self.embed[tokens] + self.pos[:L]
@@ -133,9 +140,7 @@ class SetTransformer(nn.Module):
             x = x + torch.einsum("bhij,bhjk,hkd->bid", a, v, m.wo)
             if m.w1.shape[1]:
                 x = x + torch.relu(x @ m.w1 + m.b1) @ m.w2 + m.b2
-        if self.output == "last":
-            x = x[:, -1]
-        return x @ self.w_out + self.b_out
+        return x
 
     # ---- saving --------------------------------------------------------------------------
     def bundle(self, meta: dict | None = None) -> dict:
