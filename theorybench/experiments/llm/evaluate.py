@@ -1,0 +1,132 @@
+"""One run of the llm line: ``evaluate_llm(spec) -> {"spec", "metrics", "records"}``.
+
+``LLMSpec`` is the run (frozen, hashable, stable ``key``): task family, its parameters and
+n, the model entry (``ModelConfig.to_dict()`` plus its name), k, template, example order,
+seed, number of prompts, scoring (``loglik`` or ``generate``), the prompt file and the
+digest of its content (edited templates are new runs). Records (one per prompt, in order)::
+
+    {"index", "prompt", "target", "choices", "scores" (answer -> summed log-probability,
+     None when generating), "answer" (the model's answer: the best-scoring choice, or the
+     generated text), "parsed" (None when unparseable), "correct"}
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from ...errors import ConfigError
+from . import scoring
+from .models import ModelConfig, model_from_dict
+from .prompts import PromptBuilder, chat_messages, load_prompts
+
+SCORINGS = ("loglik", "generate")
+_BACKENDS: dict[str, object] = {}  # loaded models by config digest (loading takes seconds)
+
+
+@dataclass(frozen=True)
+class LLMSpec:
+    task: str
+    n: int
+    model: ModelConfig
+    params: tuple = ()
+    k: int = 8
+    template: str = "plain"
+    order: str = "balanced"
+    seed: int = 0
+    count: int = 100
+    scoring: str = "loglik"
+    prompts: str | None = None       # prompt file (None: the packaged one)
+    max_new_tokens: int | None = None
+
+    def __post_init__(self):
+        if self.scoring not in SCORINGS:
+            raise ConfigError(f"unknown llm scoring {self.scoring!r}; scorings: "
+                              f"{', '.join(SCORINGS)}")
+        if not isinstance(self.count, int) or self.count < 1:
+            raise ConfigError(f"count (prompts) must be a positive integer, got {self.count!r}")
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+
+    def to_dict(self) -> dict:
+        return {"line": "llm", "task": self.task, "params": dict(self.params), "n": self.n,
+                "model": self.model.to_dict(), "k": self.k, "template": self.template,
+                "order": self.order, "seed": self.seed, "count": self.count,
+                "scoring": self.scoring, "prompts": self.prompts,
+                "prompts_digest": load_prompts(self.prompts).digest,
+                "max_new_tokens": self.max_new_tokens}
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()
+                              ).hexdigest()[:16]
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "LLMSpec":
+        d = dict(d)
+        d.pop("line", None)
+        d.pop("prompts_digest", None)
+        m = d.pop("model")
+        model = m if isinstance(m, ModelConfig) else model_from_dict(m)
+        d["params"] = tuple(sorted(dict(d.get("params") or {}).items()))
+        return cls(model=model, **d)
+
+
+def load_backend(config: ModelConfig):
+    """The backend of a model entry, loaded once per process."""
+    if config.digest not in _BACKENDS:
+        if config.backend == "local":
+            from .local import LocalModel
+            _BACKENDS[config.digest] = LocalModel.load(config)
+        else:
+            from .http import HTTPModel
+            _BACKENDS[config.digest] = HTTPModel(config)
+    return _BACKENDS[config.digest]
+
+
+def evaluate_llm(spec: LLMSpec | dict, backend=None) -> dict:
+    """Build the prompts of ``spec``, score them with the model and return
+    ``{"spec": spec.to_dict(), "key", "metrics", "records"}``."""
+    if isinstance(spec, dict):
+        spec = LLMSpec.from_dict(spec)
+    builder = PromptBuilder(spec.task, spec.n, dict(spec.params), spec.k, spec.template,
+                            spec.order, load_prompts(spec.prompts))
+    insts = builder.instances(spec.count, spec.seed)
+    backend = backend or load_backend(spec.model)
+    chat = spec.model.chat
+    if chat:
+        prompts = [backend.apply_chat(chat_messages(i)) for i in insts]
+        prefix, special = "", False  # the assistant turn starts the answer
+    else:
+        prompts = [i.text() for i in insts]
+        prefix, special = builder.answer_prefix, True
+    scoring_mode = spec.scoring
+    if scoring_mode == "loglik" and not builder.choices:
+        raise ConfigError(f"{spec.task} answers are sequences with no list of allowed answers: "
+                          f"use scoring 'generate'")
+    records = []
+    if scoring_mode == "loglik":
+        reqs = [(p, prefix + c) for p in prompts for c in builder.choices]
+        res = backend.loglikelihood(reqs, special=special)
+        m = len(builder.choices)
+        for j, inst in enumerate(insts):
+            scores = {c: res[j * m + q][0] for q, c in enumerate(builder.choices)}
+            best = max(builder.choices, key=lambda c: scores[c])  # ties: the first choice
+            records.append({"index": inst.index, "prompt": prompts[j], "target": inst.target,
+                            "choices": list(builder.choices), "scores": scores,
+                            "answer": best, "parsed": best, "correct": best == inst.target})
+    else:
+        budget = spec.max_new_tokens or (8 if builder.choices else
+                                         2 * max(len(i.target.split()) for i in insts) + 8)
+        texts = backend.generate(prompts, max_new_tokens=budget, stop=builder.stop,
+                                 special=special)
+        vocab = set(builder.task.label_vocab)
+        for j, inst in enumerate(insts):
+            parsed = scoring.parse_answer(texts[j], builder.choices, vocab)
+            records.append({"index": inst.index, "prompt": prompts[j], "target": inst.target,
+                            "choices": list(builder.choices), "scores": None,
+                            "answer": texts[j], "parsed": parsed,
+                            "correct": parsed is not None and parsed == inst.target})
+    return {"spec": spec.to_dict(), "key": spec.key,
+            "metrics": scoring.metrics(records, builder.choices), "records": records}
