@@ -94,7 +94,8 @@ def evaluate_llm(spec: LLMSpec | dict, backend=None) -> dict:
                             spec.order, load_prompts(spec.prompts))
     insts = builder.instances(spec.count, spec.seed)
     backend = backend or load_backend(spec.model)
-    chat = spec.model.chat
+    # local chat models get the chat template here; an http chat endpoint applies its own
+    chat = spec.model.chat and spec.model.backend == "local"
     if chat:
         prompts = [backend.apply_chat(chat_messages(i)) for i in insts]
         prefix, special = "", False  # the assistant turn starts the answer

@@ -1,0 +1,185 @@
+"""The OpenAI-compatible HTTP backend (``/completions`` and ``/chat/completions``), on the
+standard library only (``urllib``; threads for the concurrency limit).
+
+* Log-likelihood (mode ``completions``): the prompt is context+continuation with
+  ``echo: true, logprobs: 1, max_tokens: 1, temperature: 0``; the continuation's score is
+  the sum of ``token_logprobs`` of the echoed tokens that end past the context
+  (``text_offset + len(token) > len(context)``) and start before the end of the prompt
+  (the one generated token is left out). Chat endpoints return no prompt log-probabilities:
+  there only generation is possible.
+* Generation: ``temperature: 0``, ``max_tokens``, ``stop`` (the first four stop sequences,
+  the API's limit; the text is cut at every stop sequence here as well).
+* Robustness: each request has a timeout; 429, 5xx, timeouts and refused connections are
+  retried at most ``max_retries`` times with exponential backoff (``backoff * 2**attempt``
+  seconds, capped at ``backoff_cap``; a ``Retry-After`` header, capped likewise, wins);
+  other 4xx fail at once with the server's message (401/403: the key). At most
+  ``concurrency`` requests are in flight.
+* The key is read from the environment variable named ``api_key_env``; it is never stored.
+* Prompts longer than ``context`` are refused before sending when the entry names a local
+  ``tokenizer`` to count tokens with; otherwise the server's own refusal is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+from ...errors import ConfigError, TheorybenchError
+from .local import ContextTooLong, cut_at_stop
+from .models import ModelConfig
+
+RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+
+
+class BackendError(TheorybenchError):
+    """The endpoint could not be used (unreachable, or retries exhausted)."""
+
+
+class HTTPModel:
+    def __init__(self, config: ModelConfig, backoff: float = 0.5, backoff_cap: float = 8.0):
+        if config.backend != "http":
+            raise ConfigError(f"model {config.name} is not an http model")
+        self.config = config
+        self.url = config.base_url.rstrip("/")
+        self.backoff, self.backoff_cap = backoff, backoff_cap
+        self.key = None
+        if config.api_key_env:
+            self.key = os.environ.get(config.api_key_env)
+            if not self.key:
+                raise ConfigError(f"model {config.name}: the environment variable "
+                                  f"{config.api_key_env} (its API key) is not set")
+        self._tok = None
+        self.context = config.context
+        self.attempts = 0  # requests sent, retries included (for tests and reports)
+        self._lock = threading.Lock()
+
+    # ---------------------------------------------------------------- transport
+    def _post(self, path: str, body: dict) -> dict:
+        data = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        last = ""
+        for attempt in range(self.config.max_retries + 1):
+            with self._lock:
+                self.attempts += 1
+            wait = min(self.backoff_cap, self.backoff * 2 ** attempt)
+            req = urllib.request.Request(self.url + path, data=data, headers=headers,
+                                         method="POST")
+            try:
+                with urllib.request.urlopen(req, timeout=self.config.timeout) as resp:
+                    return json.loads(resp.read())
+            except urllib.error.HTTPError as exc:
+                msg = exc.read()[:300].decode(errors="replace")
+                if exc.code not in RETRY_STATUS:
+                    hint = {401: "the server rejected the key", 403: "the key is not allowed",
+                            404: "check base_url and the model name"}.get(exc.code, "")
+                    raise ConfigError(f"model {self.config.name}: {self.url + path} answered "
+                                      f"HTTP {exc.code}{': ' + hint if hint else ''} "
+                                      f"({msg.strip()})") from None
+                last = f"HTTP {exc.code} ({msg.strip()})"
+                after = exc.headers.get("Retry-After") if exc.headers else None
+                if after:
+                    try:
+                        wait = min(self.backoff_cap, max(0.0, float(after)))
+                    except ValueError:
+                        pass
+            except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+                reason = getattr(exc, "reason", exc)
+                last = f"{type(reason).__name__}: {reason}"
+            except json.JSONDecodeError:
+                raise BackendError(f"model {self.config.name}: {self.url + path} did not "
+                                   f"answer JSON") from None
+            if attempt < self.config.max_retries:
+                time.sleep(wait)
+        raise BackendError(f"model {self.config.name}: {self.url + path} failed after "
+                           f"{self.config.max_retries + 1} attempts; last error: {last}")
+
+    def _map(self, fn, items):
+        with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
+            return list(pool.map(fn, items))
+
+    # ---------------------------------------------------------------- lengths
+    def _count(self, text: str) -> int | None:
+        if not self.config.tokenizer or not self.context:
+            return None
+        if self._tok is None:
+            from .local import _import_transformers
+            _, tf = _import_transformers()
+            self._tok = tf.AutoTokenizer.from_pretrained(self.config.tokenizer,
+                                                         local_files_only=True)
+        return len(self._tok(text)["input_ids"])
+
+    def _check(self, text: str, extra: int, what: str) -> None:
+        n = self._count(text)
+        if n is not None and n + extra > self.context:
+            raise ContextTooLong(f"{what} is {n + extra} tokens, longer than the context of "
+                                 f"model {self.config.name} ({self.context}); use fewer "
+                                 f"examples (k) or a smaller n")
+
+    # ---------------------------------------------------------------- scoring
+    def loglikelihood(self, requests, batch_size=None, special=True):
+        if self.config.mode != "completions":
+            raise ConfigError(f"model {self.config.name}: chat endpoints return no prompt "
+                              f"log-probabilities; use scoring 'generate'")
+        for i, (c, t) in enumerate(requests):
+            self._check(c + t, 0, f"prompt {i} with its answer")
+
+        def one(req):
+            ctx, cont = req
+            full = ctx + cont
+            out = self._post("/completions", {
+                "model": self.config.model, "prompt": full, "max_tokens": 1, "echo": True,
+                "logprobs": 1, "temperature": 0})
+            try:
+                lp = out["choices"][0]["logprobs"]
+                toks, vals, offs = lp["tokens"], lp["token_logprobs"], lp["text_offset"]
+                tops = lp.get("top_logprobs") or [None] * len(toks)
+            except (KeyError, IndexError, TypeError):
+                raise BackendError(f"model {self.config.name}: the server returned no prompt "
+                                   f"log-probabilities (echo + logprobs); use scoring "
+                                   f"'generate'") from None
+            score, greedy, seen = 0.0, True, 0
+            for tok, val, off, top in zip(toks, vals, offs, tops):
+                if off >= len(full) or off + len(tok) <= len(ctx):
+                    continue
+                if val is None:
+                    raise BackendError(f"model {self.config.name}: no log-probability for "
+                                       f"the answer token {tok!r}")
+                score += val
+                seen += 1
+                if top:
+                    greedy = greedy and max(top, key=top.get) == tok
+            if not seen:
+                raise BackendError(f"model {self.config.name}: no echoed token covers the "
+                                   f"answer {cont!r}")
+            return score, greedy
+
+        return self._map(one, list(requests))
+
+    def generate(self, prompts, max_new_tokens=16, stop=(), batch_size=None, special=True):
+        stop = [s for s in stop if s]
+        for i, p in enumerate(prompts):
+            self._check(p, max_new_tokens, f"prompt {i} plus {max_new_tokens} generated tokens")
+
+        def one(prompt):
+            body = {"model": self.config.model, "max_tokens": max_new_tokens,
+                    "temperature": 0}
+            if stop:
+                body["stop"] = stop[:4]
+            if self.config.mode == "chat":
+                body["messages"] = [{"role": "user", "content": prompt}]
+                out = self._post("/chat/completions", body)
+                text = out["choices"][0]["message"]["content"] or ""
+            else:
+                body["prompt"] = prompt
+                text = self._post("/completions", body)["choices"][0]["text"]
+            return cut_at_stop(text, stop)
+
+        return self._map(one, list(prompts))
