@@ -1,0 +1,177 @@
+"""Claim: unbounded Dyck and BinaryAdd are BAPO-hard (conditional on two lower bounds).
+
+Dyck-1: a monotone projection from EXACT-HALF (is #1 = n/2?) into Dyck-1 membership,
+checked on every instance; BinaryAdd: its carry-out is Greater-Than, checked on every
+input. The hardness of the two sources (EXACT-HALF and Greater-Than) for BAPOs is not
+proved here: the SAT frontier gives UNSAT certificates (no (a, b)-BAPO at that input
+length) at small n, which is finite evidence, and the claim is conditional on them.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ... import tasks
+from ...formal.bapo.frontier import frontier
+from ...formal.bapo.hardness import carry_out_is_greater_than
+from ...formal.reductions import Problem, Reduction
+from .base import Claim, Step
+from .common import reduction_step
+
+OPEN, CLOSE = 0, 1  # dyck token ids of "(" and ")"
+
+EXACT_HALF = Problem(
+    name="exact_half",
+    fn=lambda x, n: (2 * np.asarray(x).sum(axis=1) == n).astype(np.int64),
+    choices=lambda n: [(0, 1)] * n,
+    doc="x in {0,1}^n (n even); 1 iff exactly n/2 of the bits are 1")
+
+
+def exact_half_to_dyck(pad: bool = True) -> Reduction:
+    """x -> "("^n  b(x_1) .. b(x_n)  ")"^n with b(1) = "(", b(0) = ")" (Dyck-1, length 3n).
+
+    ``pad=False`` drops the padding: not a reduction (a test uses it)."""
+    def map_(x, n):
+        x = np.asarray(x, dtype=np.int64)
+        body = np.where(x == 1, OPEN, CLOSE)
+        if not pad:
+            return body
+        B = len(x)
+        return np.concatenate([np.full((B, n), OPEN), body, np.full((B, n), CLOSE)], axis=1)
+
+    return Reduction(
+        name="exact_half -> dyck(k=1): (^n, 1 -> (, 0 -> ), )^n" if pad else
+             "exact_half -> dyck(k=1) without padding (not a reduction)",
+        source=EXACT_HALF, target_family="dyck",
+        target_params=(lambda n: {"n": 3 * n, "k": 1}) if pad else (lambda n: {"n": n, "k": 1}),
+        map=map_, kind="projection")
+
+
+def _monotone(step: Step, red: Reduction, ns) -> Step:
+    """Add the order condition of a split-preserving projection: the input positions the
+    output tokens depend on are non-decreasing."""
+    res = red.check(ns, samples=1 << 12, rng=np.random.default_rng(0))
+    ok = True
+    for c in res.by_n:
+        dep = [d for d in (c.dependency or []) if d >= 0]
+        ok &= all(a <= b for a, b in zip(dep, dep[1:]))
+    step.details["monotone (dependencies in input order)"] = ok
+    step.ok = step.ok and ok
+    return step
+
+
+def _carry_step(max_n: int) -> Step:
+    t0 = time.perf_counter()
+    ns = [n for n in range(1, max_n + 1) if 4 ** n <= 1 << 16]
+    ok = all(carry_out_is_greater_than(n) for n in ns)
+    return Step("carry-out is Greater-Than", "machine",
+                "binary_add's main decision function (the carry-out) equals [a > NOT b] "
+                "on every input (NOT b = 2^n - 1 - b, so a + b >= 2^n iff a > NOT b).",
+                ok=ok, up_to=max(ns), tool="enumeration of every input against the "
+                "comparison computed from the token rows",
+                details={"n": ns}, seconds=time.perf_counter() - t0)
+
+
+def _frontier_step(name: str, family: str, params: dict, ns: list[int], statement: str,
+                   timeout_s: float = 60.0) -> Step:
+    t0 = time.perf_counter()
+    rows, ok, reached = {}, True, 0
+    for n in ns:
+        df = tasks.get(family, n=n, **params).decision_view()[0]
+        f = frontier(df, max_a=4, max_b=2, timeout_s=timeout_s, verify_points=False)
+        rows[f"n={n} (length {df.length})"] = {
+            b: (f"min a = {f.min_a[b]} (a = {f.min_a[b] - 1} UNSAT)" if f.min_a[b]
+                else f"min a = {f.min_a[b]} ({f.status[b]})") for b in sorted(f.min_a)}
+        if any(s != "exact" for s in f.status.values()):
+            ok = False
+            break
+        reached = n
+    return Step(name, "machine", statement, ok=ok, up_to=reached,
+                tool="SAT frontier (z3; UNSAT = no (a, b)-BAPO at that length, every split "
+                     "and adversary)", details={"minimal a for b = 0, 1, 2": rows},
+                seconds=time.perf_counter() - t0)
+
+
+def steps(max_n: int) -> list[Step]:
+    half_ns = [n for n in range(2, 2 * max_n + 1, 2) if n <= 16]
+    red = exact_half_to_dyck()
+    red_step = _monotone(reduction_step(
+        "reduction exact-half -> Dyck-1", red, half_ns,
+        "x in {0,1}^n is in EXACT-HALF iff (^n b(x) )^n is a Dyck-1 word, with b(1) = (, "
+        "b(0) = ): the final depth is #1 - #0 and no prefix goes below 0; a monotone "
+        "projection."), red, half_ns)
+    dyck_ns = [n for n in range(4, 2 * max_n + 1, 2) if n <= 10]
+    badd_ns = [n for n in range(2, max_n + 1) if n <= 5]
+    return [
+        red_step,
+        Step("monotone projections transfer BAPO hardness", "by_hand",
+             "If a monotone projection maps the source of size n into the target, an "
+             "(a, b)-BAPO for the target gives an (a, b)-BAPO for the source (the "
+             "simulation in theorybench/formal/bapo/hardness.py's module docstring)."),
+        Step("EXACT-HALF is BAPO-hard", "missing",
+             "No (a, b)-BAPO with constant a and b decides #1 = n/2 at every n. Not proved "
+             "here: Schnabel et al. (NeurIPS 2025) prove Majority hard, and a "
+             "projection cannot turn Majority's threshold into Dyck's exact zero (the "
+             "final depth of a projected word is an affine function of #1)."),
+        _frontier_step(
+            "Dyck-1 SAT frontier", "dyck", {"k": 1}, dyck_ns,
+            "At each small length, the minimal a for b = 0, 1, 2 over all BAPOs for "
+            "Dyck-1 membership (evidence for the missing lemma, not a proof)."),
+        _carry_step(max_n),
+        Step("Greater-Than is BAPO-hard", "missing",
+             "No (a, b)-BAPO with constant a and b decides a > c for n-bit a (prefix) and c "
+             "(suffix) at every n. Not proved here, and not among the theorems of "
+             "Schnabel et al.; BinaryAdd's carry-out is this function with c = NOT b, a "
+             "bitwise projection of the suffix."),
+        _frontier_step(
+            "BinaryAdd SAT frontier", "binary_add", {}, badd_ns,
+            "At each small n, the minimal a for b = 0, 1, 2 over all BAPOs for the "
+            "carry-out (evidence for the missing lemma: the minimal a at fixed b grows)."),
+    ]
+
+
+PROOF = r"""
+**Dyck-1.** Map x in {0,1}^n to D(x) = (^n b(x_1) .. b(x_n) )^n with b(1) = ( and
+b(0) = ). After the first n + i letters the depth is n + #1(x_1..x_i) - #0(x_1..x_i) >=
+n - i >= 0, and in the closing block the depth falls from n + #1 - #0 to #1 - #0. So
+D(x) is a Dyck-1 word iff #1 - #0 = 0 (if #1 < #0 the last prefix is negative; if
+#1 > #0 the final depth is positive), i.e. iff #1 = n/2. Every output letter is a
+constant or a function of one input bit, in input order: a monotone projection, which
+keeps prefixes and suffixes aligned, so an (a, b)-BAPO for Dyck-1 at length 3n gives an
+(a, b)-BAPO for EXACT-HALF at length n (f, g and h are rebuilt as in the hardness
+module's docstring). Hence Dyck-1 is BAPO-hard if EXACT-HALF is.
+
+A projection from Majority does not work: the final depth of a projected word is
+c + d * #1 for constants c, d, so Dyck's condition "final depth 0" is an exact count
+(d != 0) or does not depend on the count at all (d = 0). EXACT-HALF's hardness is the
+missing lemma; the SAT frontier of Dyck-1 at small lengths shows the minimal a at fixed
+b growing, which is evidence and no more.
+
+**BinaryAdd.** a + b >= 2^n iff a > 2^n - 1 - b = NOT b, so the carry-out is
+Greater-Than of a (the prefix, MSB first) against the bitwise complement of b (the
+suffix). A BAPO for the carry-out at split n + 1 is a BAPO for Greater-Than with the
+suffix complemented letter by letter (a projection of the suffix only), so BinaryAdd is
+BAPO-hard if Greater-Than is. Why Greater-Than should be hard: the answer is a_j at the
+highest j where a_j = b_j; the attention function can select exactly these positions,
+but the adversary may withhold the highest one, and the prefix oracle does not know b.
+Turning this into a lower bound for every n is the missing lemma; the SAT frontier gives
+UNSAT certificates at small n.
+
+**Status.** Conditional on the two missing lemmas; the reductions and the
+carry-out identity are checked on every instance up to the stated n and proved for all n
+by the argument above (by hand).
+"""
+
+CLAIM = Claim(
+    name="bapo-dyck-binary-add",
+    title="Unbounded Dyck-1 and BinaryAdd are BAPO-hard (conditional)",
+    statement="No BAPO with constant (a, b) decides Dyck-1 membership, or BinaryAdd's "
+              "carry-out, at every length - provided EXACT-HALF and Greater-Than are "
+              "BAPO-hard.",
+    assumptions=["the BAPO model of Schnabel et al., NeurIPS 2025 (arXiv 2505.08140), "
+                 "Definition 1",
+                 "EXACT-HALF is BAPO-hard (missing lemma)",
+                 "Greater-Than is BAPO-hard (missing lemma)"],
+    proof=PROOF.strip(), steps=steps, min_n=2, default_n=3, max_allowed_n=8)

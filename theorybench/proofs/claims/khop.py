@@ -1,0 +1,160 @@
+"""Claim: k-hop induction is not in C-RASP, for any k >= 1 (already for k = 1).
+
+The proof reduces the flip-flop language to the hop at the last position. For k = 1 the
+reduction is :data:`~theorybench.formal.crasp.flipflop.FLIP_FLOP_TO_KHOP`; for k >= 2
+:func:`flip_flop_to_khop` appends a tail of k - 1 fresh letters that walks the extra
+hops back to the same place (below).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+import numpy as np
+
+from ...formal.crasp.flipflop import (FLIP_FLOP, FLIP_FLOP_TO_KHOP, flip_flop_labels,
+                                      flip_flop_oracle)
+from ...formal.reductions import Reduction
+from .base import Claim, Step
+from .common import reduction_step
+
+_A, _B, _C, _D = 0, 1, 2, 3
+#: images of s0, s1, r (as in formal/crasp/flipflop.py)
+IMAGES = ((_A, _B), (_A, _C), (_D, _C))
+
+
+def tail(k: int) -> list[int]:
+    """The k-hop tail: "a" for k = 1; e1 a (e_t e_(t-1) for t = 2..k-1) e_(k-1) for k >= 2,
+    with e_t the letter of id 3 + t (fresh: not used by the images)."""
+    if k == 1:
+        return [_A]
+    e = lambda t: 3 + t  # noqa: E731
+    out = [e(1), _A]
+    for t in range(2, k):
+        out += [e(t), e(t - 1)]
+    return out + [e(k - 1)]
+
+
+def flip_flop_to_khop(k: int, images=IMAGES) -> Reduction:
+    """flip-flop (words of length m) -> khop(k) at the last position: h(s0 w) tail(k)."""
+    img = np.array(images, dtype=np.int64)
+    t = np.array(tail(k), dtype=np.int64)
+    head = img[0]
+
+    def map_(w, m):
+        w = np.asarray(w, dtype=np.int64)
+        body = img[w].reshape(len(w), 2 * w.shape[1])
+        return np.concatenate([np.tile(head, (len(w), 1)), body,
+                               np.tile(t, (len(w), 1))], axis=1)
+
+    return Reduction(
+        name=f"flip_flop -> khop(k={k}): s0 -> a b, s1 -> a c, r -> d c, framed by a b "
+             f"... {' '.join(chr(97 + i) for i in t)}",
+        source=FLIP_FLOP, target_family="khop",
+        target_params=lambda m: {"n": 2 * m + 2 + len(t), "k": k, "alphabet": 3 + k},
+        map=map_, kind="projection",
+        label_map=lambda y: np.where(np.asarray(y) == 1, _C, _B))
+
+
+def _flip_flop_premise(max_m: int) -> Step:
+    t0 = time.perf_counter()
+    done = 0
+    for m in range(1, max_m + 1):
+        if 3 ** m > 1 << 16:
+            break
+        w = np.array(list(itertools.product(range(3), repeat=m)), dtype=np.int64)
+        want = np.array([flip_flop_oracle(r) for r in w])
+        if not np.array_equal(flip_flop_labels(w), want):
+            return Step("flip-flop source", "machine", _PREMISE, ok=False, up_to=m,
+                        tool="enumeration against the one-state-at-a-time definition",
+                        seconds=time.perf_counter() - t0)
+        done = m
+    return Step("flip-flop source", "machine", _PREMISE, up_to=done,
+                tool="enumeration against the one-state-at-a-time definition",
+                details={"words": sum(3 ** m for m in range(1, done + 1))},
+                seconds=time.perf_counter() - t0)
+
+
+_PREMISE = ("The source problem of the reductions is the flip-flop language over "
+            "{s0, s1, r}: the vectorised labels equal the definition (last set-letter is "
+            "s1) on every word.")
+
+
+def steps(max_m: int, ks=(1, 2, 3)) -> list[Step]:
+    ms = list(range(1, max_m + 1))
+    out = [_flip_flop_premise(max_m)]
+    for k in ks:
+        red = FLIP_FLOP_TO_KHOP if k == 1 else flip_flop_to_khop(k)
+        out.append(reduction_step(
+            f"reduction flip-flop -> {k}-hop", red, ms,
+            f"For every flip-flop word w of length m, hop_{k} at the last position of "
+            f"h(s0 w) {' '.join(chr(97 + i) for i in tail(k))} is c iff w is in "
+            f"flip-flop (b otherwise); the image is a valid k-hop input (no immediate "
+            f"repeats) and each output letter is a constant or a function of one letter "
+            f"of w.", samples=3 ** min(max_m, 10)))
+    out.append(Step(
+        "reduction correct for every m", "by_hand",
+        "The reductions preserve labels at every m, not only the checked m: the proof's "
+        "position argument (find at the last position, then the k - 1 tail hops) does not "
+        "depend on m."))
+    out.append(Step(
+        "closure of C-RASP", "cited",
+        "C-RASP is closed under inverse homomorphisms and left/right quotients by fixed "
+        "words, so hop_k(.)_last = c in C-RASP would put flip-flop in C-RASP.",
+        cite="Yang, Veseli et al. (closure properties of C-RASP, as in docs/theories.md "
+             "§4; the proposition number was not checked against the paper)"))
+    out.append(Step(
+        "flip-flop is not in C-RASP", "cited",
+        "The flip-flop language (syntactic monoid U_2) is not definable in C-RASP.",
+        cite="the C-RASP literature as summarised in docs/theories.md §4 (Huang et al., "
+             "ICLR 2025; Yang, Veseli et al.); no theorem number: the exact statement "
+             "could not be located with the search tool",
+        premise_checked=True, reference_checked=False,
+        details={"premise": "the source is literally the flip-flop language (step "
+                            "'flip-flop source')"}))
+    return out
+
+
+PROOF = r"""
+**Reduction for k = 1.** Map a flip-flop word w = w_1..w_m over {s0, s1, r} to
+X = h(s0 w) a with h(s0) = a b, h(s1) = a c, h(r) = d c. The letter a occurs only as the
+first letter of the image of a set-letter and at the very end. At the last position
+find(L) is one past the latest earlier a, i.e. the bit letter (b or c) of the image of
+the last set-letter (the prepended s0 guarantees one): hop_1 = c iff the last
+set-letter is s1. Images start with a or d and end with b or c, so X has no immediate
+repeats. Each output letter is a constant or a function of one w_i.
+
+**Reduction for k >= 2.** Use fresh letters e_1 .. e_(k-1) and the tail
+T_k = e_1 a (e_2 e_1) (e_3 e_2) ... (e_(k-1) e_(k-2)) e_(k-1) instead of the final a.
+Follow find from the last position: the last letter e_(k-1) occurred once before, followed
+by e_(k-2) (by a when k = 2), so one hop lands there; that e_(k-2) occurred once before,
+followed by e_(k-3); ...; after k - 1 hops we stand on the a of the tail, and the k-th
+hop goes, as for k = 1, to the bit letter of the last set-letter's image. So
+hop_k(X)_last = c iff w is in flip-flop. The fresh letters never meet the images, and the
+tail has no immediate repeats. The alphabet has k + 3 letters.
+
+**Hardness.** Suppose a C-RASP program computed hop_k at the last position (one
+program per output value, here the test "= c"). The set
+{X : hop_k(X)_last = c} would be in C-RASP, and flip-flop is its inverse image under the
+homomorphism h after the left quotient by h(s0) and the right quotient by T_k. C-RASP is
+closed under these operations (cited), so flip-flop would be in C-RASP, contradicting the
+cited non-membership of flip-flop. The argument is the same for every k, and uses only
+that the alphabet may grow to k + 3 letters.
+
+**What is checked.** The source labels against the definition; each reduction on every
+flip-flop word up to the given length (labels, validity of the images, the projection
+property). The correctness for every m is the position argument above (by hand); the
+two facts about C-RASP are cited, the non-membership without a theorem number.
+"""
+
+CLAIM = Claim(
+    name="khop-not-crasp",
+    title="k-hop induction is not in C-RASP, already for k = 1",
+    statement="For every k >= 1, no C-RASP program (with any fixed alphabet of at least "
+              "k + 3 letters) computes the k-hop induction head's output at the last "
+              "position on all inputs of all lengths.",
+    assumptions=["C-RASP as in Yang & Chiang (COLM 2024), without positional predicates",
+                 "the flip-flop language is not in C-RASP (cited)",
+                 "C-RASP is closed under inverse homomorphisms and quotients (cited)"],
+    proof=PROOF.strip(), steps=steps, min_n=1, default_n=5, max_allowed_n=12)
