@@ -102,7 +102,7 @@ def test_khop_non_reduction_rejected():
     # the k = 1 tail used for k = 2 hops one step too few
     red = khop.flip_flop_to_khop(2)
     red.map = khop.flip_flop_to_khop(1).map
-    red.target_params = lambda m: {"n": 2 * m + 3, "k": 2, "alphabet": 5}
+    red.target_params = lambda m: {"n": 2 * m + 3, "k": 2, "alphabet": 4}
     assert not reduction_step("bad tail", red, [1, 2, 3], "s").ok
 
 

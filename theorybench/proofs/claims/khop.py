@@ -2,8 +2,8 @@
 
 The proof reduces the flip-flop language to the hop at the last position. For k = 1 the
 reduction is :data:`~theorybench.formal.crasp.flipflop.FLIP_FLOP_TO_KHOP`; for k >= 2
-:func:`flip_flop_to_khop` appends a tail of k - 1 fresh letters that walks the extra
-hops back to the same place (below).
+:func:`flip_flop_to_khop` ends the word with an alternating tail d a d ... that walks the extra
+hops back to the same place (below); the alphabet stays {a, b, c, d}.
 """
 
 from __future__ import annotations
@@ -25,15 +25,11 @@ IMAGES = ((_A, _B), (_A, _C), (_D, _C))
 
 
 def tail(k: int) -> list[int]:
-    """The k-hop tail: "a" for k = 1; e1 a (e_t e_(t-1) for t = 2..k-1) e_(k-1) for k >= 2,
-    with e_t the letter of id 3 + t (fresh: not used by the images)."""
+    """The k-hop tail: "a" for k = 1; for k >= 2 the alternation d a d a ... of length
+    k + 1 (starting with d). Four letters for every k."""
     if k == 1:
         return [_A]
-    e = lambda t: 3 + t  # noqa: E731
-    out = [e(1), _A]
-    for t in range(2, k):
-        out += [e(t), e(t - 1)]
-    return out + [e(k - 1)]
+    return [_D if i % 2 == 0 else _A for i in range(k + 1)]
 
 
 def flip_flop_to_khop(k: int, images=IMAGES) -> Reduction:
@@ -52,7 +48,7 @@ def flip_flop_to_khop(k: int, images=IMAGES) -> Reduction:
         name=f"flip_flop -> khop(k={k}): s0 -> a b, s1 -> a c, r -> d c, framed by a b "
              f"... {' '.join(chr(97 + i) for i in t)}",
         source=FLIP_FLOP, target_family="khop",
-        target_params=lambda m: {"n": 2 * m + 2 + len(t), "k": k, "alphabet": 3 + k},
+        target_params=lambda m: {"n": 2 * m + 2 + len(t), "k": k, "alphabet": 4},
         map=map_, kind="projection",
         label_map=lambda y: np.where(np.asarray(y) == 1, _C, _B))
 
@@ -125,22 +121,25 @@ the last set-letter (the prepended s0 guarantees one): hop_1 = c iff the last
 set-letter is s1. Images start with a or d and end with b or c, so X has no immediate
 repeats. Each output letter is a constant or a function of one w_i.
 
-**Reduction for k >= 2.** Use fresh letters e_1 .. e_(k-1) and the tail
-T_k = e_1 a (e_2 e_1) (e_3 e_2) ... (e_(k-1) e_(k-2)) e_(k-1) instead of the final a.
-Follow find from the last position: the last letter e_(k-1) occurred once before, followed
-by e_(k-2) (by a when k = 2), so one hop lands there; that e_(k-2) occurred once before,
-followed by e_(k-3); ...; after k - 1 hops we stand on the a of the tail, and the k-th
-hop goes, as for k = 1, to the bit letter of the last set-letter's image. So
-hop_k(X)_last = c iff w is in flip-flop. The fresh letters never meet the images, and the
-tail has no immediate repeats. The alphabet has k + 3 letters.
+**Reduction for k >= 2.** End the word with the tail T_k = d a d a ... (k + 1 letters,
+alternating, starting with d) instead of the final a. Number the tail positions
+L - k .. L. Follow find from the last position: its letter occurred last two positions
+earlier (the tail alternates, and an a or d two back is the latest occurrence), so
+find(L) = L - 1; in the same way find(L - 1) = L - 2, ..., find(L - k + 2) = L - k + 1,
+which is the first a of the tail, reached after k - 1 hops. The latest a before it is the
+first letter of the last set-letter's image (the tail's first letter is d, and a occurs
+in no other image), so the k-th hop lands on that image's bit letter, as for k = 1:
+hop_k(X)_last = c iff w is in flip-flop. The d of an r-image is never the latest d seen
+from the tail, because the tail's own d comes later. The tail starts with d after a b or
+c, and alternates, so X has no immediate repeats; the alphabet is {a, b, c, d} for every k
+(the task's default).
 
 **Hardness.** Suppose a C-RASP program computed hop_k at the last position (one
 program per output value, here the test "= c"). The set
 {X : hop_k(X)_last = c} would be in C-RASP, and flip-flop is its inverse image under the
 homomorphism h after the left quotient by h(s0) and the right quotient by T_k. C-RASP is
 closed under these operations (cited), so flip-flop would be in C-RASP, contradicting the
-cited non-membership of flip-flop. The argument is the same for every k, and uses only
-that the alphabet may grow to k + 3 letters.
+cited non-membership of flip-flop. The argument is the same for every k.
 
 **What is checked.** The source labels against the definition; each reduction on every
 flip-flop word up to the given length (labels, validity of the images, the projection
@@ -151,8 +150,8 @@ two facts about C-RASP are cited, the non-membership without a theorem number.
 CLAIM = Claim(
     name="khop-not-crasp",
     title="k-hop induction is not in C-RASP, already for k = 1",
-    statement="For every k >= 1, no C-RASP program (with any fixed alphabet of at least "
-              "k + 3 letters) computes the k-hop induction head's output at the last "
+    statement="For every k >= 1, no C-RASP program (over the alphabet {a, b, c, d}, or any "
+              "larger one) computes the k-hop induction head's output at the last "
               "position on all inputs of all lengths.",
     assumptions=["C-RASP as in Yang & Chiang (COLM 2024), without positional predicates",
                  "the flip-flop language is not in C-RASP (cited)",

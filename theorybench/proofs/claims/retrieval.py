@@ -118,7 +118,30 @@ def simulation_check(program, alphabet: tuple[str, ...], length: int, drop: int 
             "bits": (s - drop) * math.ceil(math.log2(length + 1))}
 
 
-def _simulation_step(max_len: int) -> Step:
+def generated_program(rng: np.random.Generator, counts: int = 3):
+    """A random C-RASP program over {0, 1}: counts of tokens and of earlier Booleans,
+    comparisons with constants and multiples, Boolean combinations (the output is the
+    last Boolean). Used to test the simulation lemma beyond the library."""
+    from ...formal.crasp.parser import parse
+
+    lines, ints, bools = [], [], ['"0"', '"1"']
+    for i in range(counts):
+        body = bools[int(rng.integers(len(bools)))]
+        if len(bools) > 2 and rng.random() < 0.5:
+            other = bools[int(rng.integers(len(bools)))]
+            body = f"({body} {'&&' if rng.random() < 0.5 else '||'} {other})"
+        lines.append(f"C{i} = # {body}")
+        ints.append(f"C{i}")
+        a, b = (ints[int(rng.integers(len(ints)))] for _ in range(2))
+        op = ("<", "<=", "==", ">")[int(rng.integers(4))]
+        rhs = f"{int(rng.integers(1, 3))} * {b} + {int(rng.integers(0, 2))}"
+        lines.append(f"B{i} = {a} {op} {rhs}")
+        bools.append(f"B{i}")
+    lines.append(f"OUT = B{counts - 1} || !{bools[-2] if counts > 1 else 'B0'}")
+    return parse("\n".join(lines), "<generated>")
+
+
+def _simulation_step(max_len: int, generated: int = 8) -> Step:
     t0 = time.perf_counter()
     results, ok, reached = {}, True, max_len
     for fam, params in SIMULATION_PROGRAMS:
@@ -132,6 +155,16 @@ def _simulation_step(max_len: int) -> Step:
         results[f"{fam} {params or ''}".strip()] = (f"{r['counts']} counts, length {L}: "
                                                   f"{'ok' if r['ok'] else 'FAILED'}, at most "
                                                   f"{r['max messages']} messages")
+    rng = np.random.default_rng(0)
+    L = max(1, min(max_len, 14))
+    gen_ok = 0
+    for _ in range(generated):
+        r = simulation_check(generated_program(rng), ("0", "1"), L)
+        gen_ok += int(r["ok"])
+    ok &= gen_ok == generated
+    reached = min(reached, L)
+    results[f"{generated} generated programs (seed 0, 3 counts each)"] = (
+        f"length {L}: {gen_ok}/{generated} ok")
     return Step("simulation lemma on concrete programs", "machine",
                 "A C-RASP program without positional imports and with s counts gives a "
                 "one-way protocol whose message at a cut k is its s counts (each in 0..k, "
