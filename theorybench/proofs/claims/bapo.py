@@ -29,7 +29,7 @@ EXACT_HALF = Problem(
     doc="x in {0,1}^n (n even); 1 iff exactly n/2 of the bits are 1")
 
 
-def exact_half_to_dyck(pad: bool = True) -> Reduction:
+def exact_half_to_dyck(pad: bool = True, k: int = 1) -> Reduction:
     """x -> "("^n  b(x_1) .. b(x_n)  ")"^n with b(1) = "(", b(0) = ")" (Dyck-1, length 3n).
 
     ``pad=False`` drops the padding: not a reduction (a test uses it)."""
@@ -42,10 +42,10 @@ def exact_half_to_dyck(pad: bool = True) -> Reduction:
         return np.concatenate([np.full((B, n), OPEN), body, np.full((B, n), CLOSE)], axis=1)
 
     return Reduction(
-        name="exact_half -> dyck(k=1): (^n, 1 -> (, 0 -> ), )^n" if pad else
-             "exact_half -> dyck(k=1) without padding (not a reduction)",
+        name=f"exact_half -> dyck(k={k}): (^n, 1 -> (, 0 -> ), )^n" if pad else
+             f"exact_half -> dyck(k={k}) without padding (not a reduction)",
         source=EXACT_HALF, target_family="dyck",
-        target_params=(lambda n: {"n": 3 * n, "k": 1}) if pad else (lambda n: {"n": n, "k": 1}),
+        target_params=(lambda n: {"n": 3 * n, "k": k}) if pad else (lambda n: {"n": n, "k": k}),
         map=map_, kind="projection")
 
 
@@ -102,10 +102,15 @@ def steps(max_n: int) -> list[Step]:
         "x in {0,1}^n is in EXACT-HALF iff (^n b(x) )^n is a Dyck-1 word, with b(1) = (, "
         "b(0) = ): the final depth is #1 - #0 and no prefix goes below 0; a monotone "
         "projection."), red, half_ns)
+    red2 = exact_half_to_dyck(k=2)
+    red2_step = _monotone(reduction_step(
+        "reduction exact-half -> Dyck-2", red2, half_ns,
+        "The same map into Dyck-2 (the words use one bracket type only, so they are "
+        "Dyck-2 words iff Dyck-1 words)."), red2, half_ns)
     dyck_ns = [n for n in range(4, 2 * max_n + 1, 2) if n <= 10]
     badd_ns = [n for n in range(2, max_n + 1) if n <= 5]
     return [
-        red_step,
+        red_step, red2_step,
         Step("monotone projections transfer BAPO hardness", "by_hand",
              "If a monotone projection maps the source of size n into the target, an "
              "(a, b)-BAPO for the target gives an (a, b)-BAPO for the source (the "
@@ -166,7 +171,7 @@ by the argument above (by hand).
 
 CLAIM = Claim(
     name="bapo-dyck-binary-add",
-    title="Unbounded Dyck-1 and BinaryAdd are BAPO-hard (conditional)",
+    title="Unbounded Dyck (k = 1, 2) and BinaryAdd are BAPO-hard (conditional)",
     statement="No BAPO with constant (a, b) decides Dyck-1 membership, or BinaryAdd's "
               "carry-out, at every length - provided EXACT-HALF and Greater-Than are "
               "BAPO-hard.",
@@ -174,4 +179,6 @@ CLAIM = Claim(
                  "Definition 1",
                  "EXACT-HALF is BAPO-hard (missing lemma)",
                  "Greater-Than is BAPO-hard (missing lemma)"],
-    proof=PROOF.strip(), steps=steps, min_n=2, default_n=3, max_allowed_n=8)
+    proof=PROOF.strip(), steps=steps, min_n=2, default_n=3, max_allowed_n=8,
+    settles=(("bapo", "dyck:k=1", "Hard"), ("bapo", "dyck:k=2", "Hard"),
+             ("bapo", "binary_add", "Hard")))

@@ -182,6 +182,8 @@ class Claim:
 
     ``steps(max_n)`` returns the proof's steps with their checks run up to ``max_n``;
     ``min_n`` is the smallest max_n the check accepts, ``default_n`` the test-suite size.
+    ``settles``: the matrix cells the claim decides, as (theory, task in the CLI's task
+    syntax, verdict); the cell takes the certificate's status.
     """
 
     name: str
@@ -193,6 +195,7 @@ class Claim:
     min_n: int = 1
     default_n: int = 4
     max_allowed_n: int = 64
+    settles: tuple[tuple[str, str, str], ...] = ()
 
     def check(self, max_n: int | None = None) -> Certificate:
         n = self.default_n if max_n is None else max_n
@@ -213,4 +216,5 @@ class Claim:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "title": self.title, "statement": self.statement,
-                "assumptions": self.assumptions, "proof": self.proof}
+                "assumptions": self.assumptions, "proof": self.proof,
+                "settles": [{"theory": t, "task": k, "verdict": v} for t, k, v in self.settles]}

@@ -156,4 +156,6 @@ CLAIM = Claim(
     assumptions=["C-RASP as in Yang & Chiang (COLM 2024), without positional predicates",
                  "the flip-flop language is not in C-RASP (cited)",
                  "C-RASP is closed under inverse homomorphisms and quotients (cited)"],
-    proof=PROOF.strip(), steps=steps, min_n=1, default_n=5, max_allowed_n=12)
+    proof=PROOF.strip(), steps=steps, min_n=1, default_n=5, max_allowed_n=12,
+    settles=(("crasp", "khop:k=1", "Hard"), ("crasp", "khop:k=2", "Hard"),
+             ("crasp", "khop:k=3", "Hard")))
