@@ -57,3 +57,16 @@ def test_bad_input_exits_2(cli):
     ]:
         rc, out, err = cli("construct", *argv)
         assert rc == 2 and words in err and "Traceback" not in err, (argv, err)
+
+
+def test_range_gives_a_certificate_per_n_and_the_status(cli):
+    rc, out, err = cli("construct", "index", "--n", "1..5", "--verify", "z3", "--format",
+                       "json")
+    d = json.loads(out)
+    assert rc == 0 and d["ns"] == [1, 2, 3, 4, 5] and d["status"] == "verified <= 5"
+    assert [c["n"] for c in d["certificates"]] == [1, 2, 3, 4, 5]
+    assert all(c["status"] == "proved" for c in d["certificates"])
+    rc, out, err = cli("construct", "majority", "--n", "3..7", "--verify", "interval")
+    assert rc == 0 and "status: verified <= 7" in out and "skipping n=4, 6" in err
+    rc, _, err = cli("construct", "index", "--n", "2,4", "--out", "x.pt")
+    assert rc == 2 and "single --n" in err

@@ -11,7 +11,8 @@ import numpy as np
 from .. import constructions
 from ..constructions import verify as cverify
 from ..errors import ConfigError
-from .common import parse_params, parse_seed, print_json
+from ._ranges import usable_ns
+from .common import parse_params, parse_range, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -29,7 +30,10 @@ def register(sub) -> None:
                    help="compile a C-RASP program (a .cr file or a library name) instead of "
                    "a task's hand-built construction; --verify exhaustive|interval|sampled "
                    "check it against the interpreter on inputs of length 1..n")
-    p.add_argument("--n", type=int, required=True, help="input size n of the task")
+    p.add_argument("--n", required=True,
+                   help="input size n of the task, or a range A..B / A..B:STEP / A,B,C: "
+                   "one construction and certificate per n, and the status they support "
+                   "(verified <= N, proven)")
     p.add_argument("--verify", choices=cverify.METHODS, help="verification method")
     p.add_argument("--timeout", type=float, default=60.0,
                    help="z3 timeout per query in seconds (default 60); a timeout is "
@@ -53,7 +57,10 @@ def cmd_construct(args) -> int:
         raise ConfigError("give a TASK (e.g. `theorybench construct majority --n 15`) or "
                           "--program FILE")
     params = parse_params(args.param)
-    c = constructions.build(args.task, args.n, **params)
+    ns = parse_range(args.n)
+    if len(ns) > 1:
+        return _sweep(args, ns, params)
+    c = constructions.build(args.task, ns[0], **params)
     if args.verify == "sampled" and args.samples < 1:
         raise ConfigError(f"--samples must be >= 1, got {args.samples}")
     certs = (cverify.verify(c, args.verify, int(args.timeout * 1000), args.samples,
@@ -107,12 +114,51 @@ def cmd_construct(args) -> int:
     return 0
 
 
+def _sweep(args, ns, params) -> int:
+    """One construction per n of the range, each verified; a table and the status."""
+    if args.out:
+        raise ConfigError("--out saves one model: give a single --n with --out")
+    if args.task not in constructions.BUILDERS:
+        constructions.build(args.task, ns[0], **params)     # the unsupported-task error
+    ns = usable_ns(args.task, ns, params, text=args.n)
+    rows, certs = [], []
+    for n in ns:
+        c = constructions.build(args.task, n, **params)
+        got = (cverify.verify(c, args.verify, int(args.timeout * 1000), args.samples,
+                              np.random.default_rng(args.seed)) if args.verify else [])
+        certs += got
+        sh = c.shape()
+        for ct in got or [None]:
+            rows.append((n, sh["layers"], sh["width"], sh["parameters"],
+                         "; ".join(f"{b:.4g}" for row in c.betas() for b in row if b) or "uniform",
+                         ct.method if ct else "-", ct.status if ct else "-",
+                         (ct.margin or (f"{ct.observed_margin:.4g}" if ct.observed_margin
+                                        is not None else "-")) if ct else "-",
+                         f"{ct.seconds:.3f}" if ct else "-"))
+    status = cverify.evidence_status(certs, ns) if certs else None
+    if args.format == "json":
+        print_json({"task": args.task, "params": params, "ns": ns, "status": status,
+                    "certificates": [ct.as_dict() for ct in certs]})
+    else:
+        print_table(rows, ("n", "layers", "width", "params", "beta", "method", "status",
+                           "margin", "seconds"))
+        if status:
+            print(f"status: {status}")
+    if certs and not all(ct.ok for ct in certs):
+        print("theorybench: verification did not pass at every n", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _program(args) -> int:
     from ..constructions.compiler import compile_program, verify_compiled
     from ..constructions.model import SetTransformer
     from ..formal.crasp import load_program
-    if args.n < 1:
-        raise ConfigError(f"--n must be >= 1 (the longest input), got {args.n}")
+    ns = parse_range(args.n)
+    if len(ns) != 1 or ns[0] < 1:
+        raise ConfigError(f"--n for --program is one length >= 1 (the longest input), "
+                          f"got {args.n}")
+    args.n = ns[0]
     if args.verify == "z3":
         raise ConfigError("--verify z3 is not available for compiled programs; use "
                           "exhaustive, interval or sampled")
