@@ -176,3 +176,12 @@ def test_cli_claims(cli):
     assert code == 2 and "unknown claim" in err
     code, _, err = cli("claim", "khop-not-crasp", "--max-n", "99")
     assert code == 2 and "max_n" in err
+
+
+def test_homomorphic_layout_premise():
+    red = khop.flip_flop_to_khop(2)
+    step = reduction_step("r", red, [1, 2, 3], "s")
+    assert khop.homomorphic_layout(step.details["_dependency"], 2)
+    # a map whose first frame token depends on w_1 is not h(s0 w) T
+    bad = {1: [0, -1, 0, 0, -1, -1, -1]}
+    assert not khop.homomorphic_layout(bad, 2)

@@ -162,7 +162,8 @@ class Certificate:
             if s.details:
                 out.append("")
                 for k, v in s.details.items():
-                    out.append(f"- {k}: {v}")
+                    if not k.startswith("_"):
+                        out.append(f"- {k}: {v}")
             out.append("")
         return "\n".join(out)
 

@@ -33,6 +33,9 @@ def reduction_step(name: str, red: Reduction, ns: list[int], statement: str,
         details["n checked on samples only (not counted in N)"] = sampled
     if res.counterexample:
         details["counterexample"] = res.counterexample
+    deps = {c.n: c.dependency for c in res.by_n if c.dependency is not None}
+    if deps:
+        details["_dependency"] = deps  # per n: the input position of each output token
     viol = [v for c in res.by_n for v in c.projection_violations]
     if viol:
         details["projection violations"] = viol[:3]

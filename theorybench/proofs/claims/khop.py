@@ -77,9 +77,25 @@ _PREMISE = ("The source problem of the reductions is the flip-flop language over
             "s1) on every word.")
 
 
+def homomorphic_layout(dependency: dict[int, list[int]], k: int) -> bool:
+    """The image is h(s0 w) T_k: output tokens 2 + 2i and 3 + 2i depend on w_i (or on
+    nothing), every other token is a constant - the form inverse homomorphism plus
+    quotients needs."""
+    for m, dep in dependency.items():
+        want_len = 2 * m + 2 + len(tail(k))
+        if len(dep) != want_len:
+            return False
+        for j, d in enumerate(dep):
+            inside = 2 <= j < 2 * m + 2
+            if (inside and d not in (-1, (j - 2) // 2)) or (not inside and d != -1):
+                return False
+    return True
+
+
 def steps(max_m: int, ks=(1, 2, 3)) -> list[Step]:
     ms = list(range(1, max_m + 1))
     out = [_flip_flop_premise(max_m)]
+    layouts = []
     for k in ks:
         red = FLIP_FLOP_TO_KHOP if k == 1 else flip_flop_to_khop(k)
         out.append(reduction_step(
@@ -89,6 +105,7 @@ def steps(max_m: int, ks=(1, 2, 3)) -> list[Step]:
             f"flip-flop (b otherwise); the image is a valid k-hop input (no immediate "
             f"repeats) and each output letter is a constant or a function of one letter "
             f"of w.", samples=3 ** min(max_m, 10)))
+        layouts.append(homomorphic_layout(out[-1].details.get("_dependency", {}), k))
     out.append(Step(
         "reduction correct for every m", "by_hand",
         "The reductions preserve labels at every m, not only the checked m: the proof's "
@@ -99,7 +116,12 @@ def steps(max_m: int, ks=(1, 2, 3)) -> list[Step]:
         "C-RASP is closed under inverse homomorphisms and left/right quotients by fixed "
         "words, so hop_k(.)_last = c in C-RASP would put flip-flop in C-RASP.",
         cite="Yang, Veseli et al. (closure properties of C-RASP, as in docs/theories.md "
-             "§4; the proposition number was not checked against the paper)"))
+             "§4; the proposition number was not checked against the paper)",
+        premise_checked=all(layouts) and bool(layouts),
+        details={"premise": "each reduction's image is h(s0 w) T_k: tokens 2 + 2i, 3 + 2i "
+                            "depend on w_i only, the rest are constants (from the "
+                            "dependency maps of the reduction checks)",
+                 "premise holds": all(layouts) and bool(layouts)}))
     out.append(Step(
         "flip-flop is not in C-RASP", "cited",
         "The flip-flop language (syntactic monoid U_2) is not definable in C-RASP.",
