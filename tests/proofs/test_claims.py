@@ -185,3 +185,9 @@ def test_homomorphic_layout_premise():
     # a map whose first frame token depends on w_1 is not h(s0 w) T
     bad = {1: [0, -1, 0, 0, -1, -1, -1]}
     assert not khop.homomorphic_layout(bad, 2)
+
+
+def test_settling_names_the_cells():
+    assert [c.name for c in C.settling("crasp", "khop:k=2")] == ["khop-not-crasp"]
+    assert [c.name for c in C.settling("bapo", "binary_add")] == ["bapo-dyck-binary-add"]
+    assert C.settling("bapo", "majority") == []

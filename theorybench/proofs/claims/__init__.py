@@ -34,10 +34,17 @@ def get(name: str) -> Claim:
     return claims[name]
 
 
+def settling(theory: str, task: str) -> list[Claim]:
+    """The claims that settle the matrix cell (theory, task); ``task`` in the CLI's task
+    syntax (``khop:k=2``; the bare family for its default variant)."""
+    return [c for c in _claims().values()
+            if any(t == theory and k == task for t, k, _ in c.settles)]
+
+
 def certificate(name: str, max_n: int | None = None) -> Certificate:
     """Run claim ``name``'s check (default: its test-suite size) and return the certificate."""
     return get(name).check(max_n)
 
 
 __all__ = ["Certificate", "Claim", "Step", "KINDS", "STATUSES", "FAILED", "names",
-           "all_claims", "get", "certificate"]
+           "all_claims", "get", "settling", "certificate"]

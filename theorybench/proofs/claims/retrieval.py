@@ -243,7 +243,9 @@ is x_q. The length is n = N + m, so log2(n + 1) is about m.
 
 **Simulation lemma.** Let P be a C-RASP program without positional predicates, with s
 count terms. It is a counter machine: at every position each count is its value at the
-previous position plus a 0/1 formula of the current token and the current counts. Cut the
+previous position plus a 0/1 formula of the current token and of the counts defined
+before it at this position (the program is straight-line), so the s counts at i are a
+function of the s counts at i - 1 and the token at i. Cut the
 input after k letters. The prefix holder sends the s counts at k (each in 0..k, so
 s * ceil(log2(k + 1)) <= s * ceil(log2(n + 1)) bits); the suffix holder continues the
 machine from these counts over the suffix and reads the output. So the number of
