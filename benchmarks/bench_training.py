@@ -21,7 +21,10 @@ import time
 
 import torch
 
-from theorybench.experiments.model import ModelConfig, Transformer
+from torch import nn
+
+from theorybench.experiments.model import SIZES, ModelConfig, Transformer
+from theorybench.experiments.positional import ENCODINGS
 from theorybench.experiments.trainer import autocast, loss_fn
 
 
@@ -88,6 +91,44 @@ def bench_model(device, encoding, batch, length, steps, size="base"):
     return per_step, train_flops(cfg, batch, length), model.num_parameters()
 
 
+def bench_reference(device, batch, length, steps, size="base"):
+    """The same shape in torch.nn.TransformerEncoder (pre-LN, GELU, causal mask): the
+    yardstick for the hand-written model's speed."""
+    layers, width = SIZES[size]
+    heads = max(1, width // 32)
+    layer = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0, activation="gelu",
+                                       batch_first=True, norm_first=True)
+    enc = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
+    model = nn.ModuleDict({"embed": nn.Embedding(16, width), "enc": enc,
+                           "ln": nn.LayerNorm(width), "head": nn.Linear(width, 16)}).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+    x = torch.randint(0, 16, (batch, length), device=device)
+    y = torch.randint(0, 16, (batch, length), device=device)
+    mask = nn.Transformer.generate_square_subsequent_mask(length, device=device)
+
+    def step():
+        with autocast(device):
+            h = model["enc"](model["embed"](x), mask=mask, is_causal=True)
+            loss = loss_fn(model["head"](model["ln"](h)), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+    return _median_step(step, steps, device)
+
+
+def _median_step(step, steps, device) -> float:
+    for _ in range(3):
+        step()
+    sync(device)
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        sync(device)
+        times.append(time.perf_counter() - start)
+    return sorted(times)[len(times) // 2]
+
+
 def smoke_wall(device: str) -> float:
     from theorybench.experiments.sweep import run_sweep
     with tempfile.TemporaryDirectory() as d:
@@ -105,7 +146,11 @@ def main(argv=None) -> int:
     ap.add_argument("--steps", type=int, default=None, help="timed steps (default 7 CPU, 50 GPU)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--length", type=int, default=64)
-    ap.add_argument("--encodings", default="nope,alibi", help="comma-separated encodings to time")
+    ap.add_argument("--encodings", default="nope,alibi",
+                    help="comma-separated encodings to time, or 'all'")
+    ap.add_argument("--reference", action="store_true",
+                    help="also time torch.nn.TransformerEncoder of the same shape and print "
+                         "every encoding's speed relative to it and to NoPE")
     ap.add_argument("--smoke", action="store_true", help="also time the smoke profile (both lines)")
     args = ap.parse_args(argv)
     device = torch.device(args.device)
@@ -121,12 +166,23 @@ def main(argv=None) -> int:
     if gpu:
         peak = matmul_peak(device, torch.bfloat16, 8192)
         print(f"peak bf16 matmul:    {peak / 1e9:,.1f} GFLOP/s (training runs under bf16 autocast)")
-    for enc in args.encodings.split(","):
+    encodings = list(ENCODINGS) if args.encodings == "all" else args.encodings.split(",")
+    if args.reference and "nope" not in encodings:
+        encodings.insert(0, "nope")
+    speed = {}
+    for enc in encodings:
         per_step, flops, params = bench_model(device, enc, args.batch, args.length, steps)
         tokens = args.batch * args.length / per_step
+        speed[enc] = tokens
         print(f"base model ({params:,} parameters), encoding {enc}, batch {args.batch} x length "
               f"{args.length}: {per_step * 1000:.1f} ms/step, {tokens:,.0f} tokens/s, "
               f"{flops / per_step / 1e9:,.1f} GFLOP/s = {100 * flops / per_step / peak:.0f}% of peak")
+    if args.reference:
+        ref = args.batch * args.length / bench_reference(device, args.batch, args.length, steps)
+        print(f"nn.TransformerEncoder, same shape: {ref:,.0f} tokens/s")
+        print("encoding        / TransformerEncoder   / NoPE")
+        for enc, tok in speed.items():
+            print(f"{enc:<15} {tok / ref:>8.2f}x {tok / speed['nope']:>18.2f}x")
     if args.smoke:
         wall = smoke_wall(args.device)
         print(f"smoke profile (both lines): {wall:.0f} s wall")

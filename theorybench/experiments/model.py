@@ -3,9 +3,10 @@
 token embedding (+ absolute position vector, if the encoding has one)
 -> ``layers`` x [x + Attn(LN(x)), x + MLP(LN(x))] -> final LN -> linear read-out to labels.
 
-Attention is causal. Encodings without an additive bias use torch's fused
-``scaled_dot_product_attention`` (``is_causal=True``); those with a bias (ALiBi, T5, FIRE)
-use explicit attention: softmax(q k^T / sqrt(d) + bias + causal mask) v.
+Attention is causal and always runs through torch's fused
+``scaled_dot_product_attention``: with ``is_causal=True`` for encodings without an
+additive bias; for those with one (ALiBi, T5, FIRE) with a float mask, the bias plus -inf
+above the diagonal, built once per forward pass: softmax(q k^T / sqrt(d) + mask) v.
 
 The read-out gives label logits at every position; :mod:`.data` decides which positions
 are scored (the last input position for ``final`` tasks, every masked position for
@@ -77,11 +78,9 @@ class Attention(nn.Module):
         p = self.dropout if self.training else 0.0
         if bias is None:
             y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=p)
-        else:
-            scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.dh) + bias.to(q.dtype)
-            future = torch.ones(t, t, dtype=torch.bool, device=x.device).triu(1)
-            att = scores.masked_fill(future, float("-inf")).softmax(dim=-1)
-            y = F.dropout(att, p) @ v
+        else:  # ``bias`` already holds the causal mask (-inf above the diagonal)
+            y = F.scaled_dot_product_attention(q, k, v, attn_mask=bias.to(q.dtype),
+                                               dropout_p=p)
         return self.out(y.transpose(1, 2).reshape(b, t, -1))
 
 
@@ -146,6 +145,11 @@ class Transformer(nn.Module):
         # a bias is (rows, heads, T, T): compute it once when every row has the same positions
         same = pos.shape[0] == 1 or bool((pos == pos[:1]).all())
         bias = self.enc.bias(pos[:1] if same else pos)
+        if bias is not None:
+            # one additive float mask (bias + causal) for every layer, so that biased
+            # encodings take the fused attention kernel too
+            future = torch.ones(t, t, dtype=torch.bool, device=tokens.device).triu(1)
+            bias = bias.to(x.dtype).masked_fill(future, float("-inf"))
         for block in self.blocks:
             x = block(x, pos, self.enc, bias)
         return self.head(self.ln(x))

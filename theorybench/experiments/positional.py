@@ -302,7 +302,7 @@ class FIRE(PositionalEncoding):
 
     def bias(self, pos):
         c = self.log_c.exp()
-        posf = pos.to(torch.float32)
+        posf = pos.to(self.log_c.dtype)  # the module's own precision (float64 models too)
         dist = (posf[:, :, None] - posf[:, None, :]).clamp(min=0)
         query = torch.maximum(posf, self.threshold.abs().clamp(min=1.0))[:, :, None]
         x = torch.log1p(c * dist) / torch.log1p(c * query)
