@@ -74,7 +74,7 @@ def test_each_claim_checks_at_small_n(name, status):
     assert cert.status == status  # none of them is proven: each has a cited or missing step
     for s in cert.steps:
         if s.kind == "machine":
-            assert s.up_to is not None and s.up_to >= 1 and not s.all_n
+            assert s.all_n or (s.up_to is not None and s.up_to >= 1)
 
 
 # ---- claim 2: flip-flop -> k-hop ------------------------------------------------------
@@ -191,3 +191,10 @@ def test_settling_names_the_cells():
     assert [c.name for c in C.settling("crasp", "khop:k=2")] == ["khop-not-crasp"]
     assert [c.name for c in C.settling("bapo", "binary_add")] == ["bapo-dyck-binary-add"]
     assert C.settling("bapo", "majority") == []
+
+
+def test_exact_half_reduction_proved_for_every_n_and_unpadded_refuted():
+    assert bapo.reduction_proof_all_n()["status"] == "proved"
+    bad = bapo.reduction_proof_all_n(pad=False)
+    assert bad["status"] == "refuted"
+    assert any("body: step on 0: invalid" in o for o in bad["obligations"])

@@ -115,8 +115,25 @@ def steps(max_n: int) -> list[Step]:
         "Dyck-2 words iff Dyck-1 words)."), red2, half_ns)
     dyck_ns = [n for n in range(4, 2 * max_n + 1, 2) if n <= 10]
     badd_ns = [n for n in range(2, max_n + 1) if n <= 5]
+    t0 = time.perf_counter()
+    from ..counter_machines import spec_for
+    from ..induction import check_spec
+    allz = reduction_proof_all_n()
+    spec_n = check_spec(spec_for("dyck", {"k": 1}), "dyck", {"k": 1}, 12)
+    all_n = Step("reduction exact-half -> Dyck-1 for every n (z3)", "machine",
+                 "For every even n and every x, the Dyck-1 specification machine (depth, "
+                 "bad) accepts (^n b(x) )^n iff #1(x) = n/2: one invariant per block of the "
+                 "word, initial and inductive, and the acceptance test, over unbounded "
+                 "integers.", ok=allz["status"] == "proved", all_n=True,
+                 tool="z3 (phase invariants over the Dyck-1 specification machine of "
+                      "proofs/counter_machines.py)",
+                 details={"obligations": allz["obligations"],
+                          "specification machine = dyck reference (every input)":
+                              f"up to n = {spec_n} (it is the definition: depth never "
+                              f"below 0, 0 at the end)"},
+                 seconds=time.perf_counter() - t0)
     return [
-        red_step, red2_step,
+        red_step, red2_step, all_n,
         Step("monotone projections transfer BAPO hardness", "by_hand",
              "If a monotone projection maps the source of size n into the target, an "
              "(a, b)-BAPO for the target gives an (a, b)-BAPO for the source (the "
@@ -188,3 +205,71 @@ CLAIM = Claim(
     proof=PROOF.strip(), steps=steps, min_n=2, default_n=3, max_allowed_n=8,
     settles=(("bapo", "dyck:k=1", "Hard"), ("bapo", "dyck:k=2", "Hard"),
              ("bapo", "binary_add", "Hard")))
+
+
+def reduction_proof_all_n(pad: bool = True, timeout_ms: int = 30000) -> dict:
+    """z3 proof, for every n, that D(x) = (^n b(x) )^n is accepted by the Dyck-1
+    specification machine of :mod:`..counter_machines` iff #1(x) = n/2: an invariant per
+    phase of the word (opening block, body, closing block), each shown initial-to-step
+    inductive over unbounded integers, and the acceptance test at the end.
+    ``pad=False`` tries the same for the unpadded map (refuted: z3 finds a state).
+    Returns {"status": "proved" | "refuted" | "unknown", "obligations": [...]}."""
+    import z3
+
+    from ..counter_machines import Z3Ops, spec_for
+
+    spec = spec_for("dyck", {"k": 1})
+    n, j, o, z, d = z3.Ints("n j o z d")
+    bad = z3.Bool("bad")
+    st = {"depth": d, "bad": bad}
+    P = n if pad else z3.IntVal(0)
+    opn = lambda s: s == "("  # noqa: E731
+    cls = lambda s: s == ")"  # noqa: E731
+
+    def tok(which):
+        return lambda sym: z3.BoolVal(which(sym))
+
+    def step(token):
+        return spec.step(Z3Ops, st, tok(token))
+
+    def sub(e, s2):
+        return z3.substitute(e, (d, s2["depth"]), (bad, s2["bad"]))
+
+    # phase invariants (j counts letters of the phase read so far)
+    inv1 = z3.And(d == j, z3.Not(bad), j >= 0, j <= P)
+    inv2 = z3.And(d == P + o - z, z3.Not(bad), o >= 0, z >= 0, o + z <= n)
+    inv3 = z3.And(d == P + o - z - j, bad == (d < 0) if pad else z3.BoolVal(True),
+                  o + z == n, j >= 0, j <= P, o >= 0, z >= 0)
+    n_ok = z3.And(n >= 2, n % 2 == 0)
+    obligations = {
+        "opening: initial": z3.Implies(n_ok, z3.substitute(inv1, (d, z3.IntVal(0)),
+                                                           (bad, z3.BoolVal(False)),
+                                                           (j, z3.IntVal(0)))),
+        "opening: step": z3.Implies(z3.And(n_ok, inv1, j < P),
+                                    z3.substitute(sub(inv1, step(opn)), (j, j + 1))),
+        "body: initial": z3.Implies(z3.And(n_ok, inv1, j == P),
+                                    z3.substitute(inv2, (o, z3.IntVal(0)), (z, z3.IntVal(0)))),
+        "body: step on 1": z3.Implies(z3.And(n_ok, inv2, o + z < n),
+                                      z3.substitute(sub(inv2, step(opn)), (o, o + 1))),
+        "body: step on 0": z3.Implies(z3.And(n_ok, inv2, o + z < n),
+                                      z3.substitute(sub(inv2, step(cls)), (z, z + 1))),
+        "closing: initial": z3.Implies(z3.And(n_ok, inv2, o + z == n),
+                                       z3.substitute(inv3, (j, z3.IntVal(0)))),
+        "closing: step": z3.Implies(z3.And(n_ok, inv3, j < P),
+                                    z3.substitute(sub(inv3, step(cls)), (j, j + 1))),
+        "end: accept iff #1 = n/2": z3.Implies(
+            z3.And(n_ok, inv3, j == P), spec.accept(Z3Ops, st) == (2 * o == n)),
+    }
+    out, status = [], "proved"
+    for name, f in obligations.items():
+        s = z3.Solver()
+        s.set("timeout", timeout_ms)
+        s.add(z3.Not(f))
+        r = s.check()
+        verdict = "valid" if r == z3.unsat else ("invalid" if r == z3.sat else "unknown")
+        out.append(f"{name}: {verdict}")
+        if verdict == "invalid":
+            status = "refuted"
+        elif verdict == "unknown" and status == "proved":
+            status = "unknown"
+    return {"status": status, "obligations": out}
