@@ -33,8 +33,17 @@ def test_interval_and_samples_to_256(name):
     prog = library()[name].program
     assert verify_compiled(prog, compile_program(prog, 7), "interval").status == "proved"
     cert = verify_compiled(prog, compile_program(prog, 256), "sampled",
-                           np.random.default_rng(0), 300)
-    assert cert.status == "verified" and cert.inputs == 300
+                           np.random.default_rng(0), 40)
+    assert cert.status == "verified" and cert.inputs == 40
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LIBRARY)
+def test_ten_thousand_samples_to_256(name):
+    prog = library()[name].program
+    cert = verify_compiled(prog, compile_program(prog, 256), "sampled",
+                           np.random.default_rng(0), 10_000)
+    assert cert.status == "verified" and cert.inputs == 10_000
 
 
 def test_hand_written_program_with_min_max_and_constants():

@@ -265,8 +265,9 @@ def check_compiled(program: A.Program, comp: Compiled, tokens: np.ndarray,
     from .model import SetTransformer
     model = SetTransformer(comp.weights)
     with torch.no_grad():
-        state = model.residual(torch.as_tensor(ext)).numpy()
-        logit = model(torch.as_tensor(ext)).numpy()[:, 0]
+        res = model.residual(torch.as_tensor(ext))
+        logit = (res[:, -1] @ model.w_out + model.b_out).numpy()[:, 0]
+        state = res.numpy()
     bad = np.zeros(len(tokens), dtype=bool)
     worst = {"bool": 0.0, "count": 0.0}
     for name, (kind, _) in comp.definitions.items():

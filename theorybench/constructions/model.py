@@ -129,15 +129,13 @@ class SetTransformer(nn.Module):
         tokens = torch.as_tensor(tokens, dtype=torch.long)
         L = tokens.shape[1]
         x = self.embed[tokens] + self.pos[:L]
-        causal = torch.ones(L, L, dtype=torch.bool, device=x.device).tril()
+        future = torch.ones(L, L, dtype=torch.bool, device=x.device).triu(1)
         for m in self.layers:
-            q = torch.einsum("bld,hdk->bhlk", x, m.wq)
-            k = torch.einsum("bld,hdk->bhlk", x, m.wk)
-            v = torch.einsum("bld,hdk->bhlk", x, m.wv)
-            s = torch.einsum("bhik,bhjk->bhij", q, k) * m.beta[None, :, None, None]
-            s = s.masked_fill(~causal, float("-inf"))
-            a = torch.softmax(s, dim=-1)
-            x = x + torch.einsum("bhij,bhjk,hkd->bid", a, v, m.wo)
+            xh = x.unsqueeze(1)                                   # (B, 1, L, d)
+            q, k, v = xh @ m.wq, xh @ m.wk, xh @ m.wv             # (B, H, L, dk|dv)
+            s = (q @ k.transpose(-1, -2)) * m.beta[None, :, None, None]
+            a = torch.softmax(s.masked_fill(future, float("-inf")), dim=-1)
+            x = x + ((a @ v) @ m.wo).sum(dim=1)
             if m.w1.shape[1]:
                 x = x + torch.relu(x @ m.w1 + m.b1) @ m.w2 + m.b2
         return x
