@@ -198,3 +198,13 @@ def test_exact_half_reduction_proved_for_every_n_and_unpadded_refuted():
     bad = bapo.reduction_proof_all_n(pad=False)
     assert bad["status"] == "refuted"
     assert any("body: step on 0: invalid" in o for o in bad["obligations"])
+
+
+def test_greater_than_reduction_and_its_wrong_variant():
+    assert bapo.carry_identity_all_n() == "proved"
+    good = reduction_step("gt", bapo.gt_to_binary_add(), [1, 2, 3, 4], "s")
+    assert good.ok
+    assert not reduction_step("gt", bapo.gt_to_binary_add(complement=False), [2, 3], "s").ok
+    x = np.array(list(itertools.product((0, 1), repeat=6)))
+    want = [int(int("".join(map(str, r[:3])), 2) > int("".join(map(str, r[3:])), 2)) for r in x]
+    assert bapo._gt_labels(x, 3).tolist() == want
