@@ -41,14 +41,19 @@ def test_frontier_json_rows_carry_n_and_point(cli, capsys):
     assert [(r["a"], r["b"]) for r in rows] == [(3, 0), (0, 1)]
 
 
-def test_bad_inputs_exit_2(cli, capsys):
+def test_bad_inputs_exit_2(cli_exit):
     for argv, msg in ((("bapo", "frontier", "parity", "--n", "4..6"), "one n"),
-                      (("bapo", "frontier", "parity", "--n", "4", "--max-a", "-1"), ">= 0"),
+                      (("bapo", "frontier", "parity", "--n", "4", "--max-a", "-1"), "from 0 to"),
                       (("bapo", "bandwidth", "parity", "--n", "40"), "smaller n"),
                       (("mpc", "rounds", "parity", "--n", "64", "--c", "0"), "--c"),
                       (("mpc", "rounds", "parity", "--n", "64", "--instances", "0"),
-                       "--instances")):
-        rc, _, err = cli(*argv)
+                       "--instances"),
+                      (("mpc", "rounds", "parity", "--n", "64..1024", "--c", "inf"), "finite"),
+                      (("mpc", "rounds", "parity", "--n", "64", "--instances", "1000000000"),
+                       "from 1 to 10,000"),
+                      (("bapo", "bandwidth", "parity", "--n", "34", "--limit",
+                        str(1 << 40)), "of memory, above the budget")):
+        rc, _, err = cli_exit(*argv)
         assert rc == 2 and msg in err and "Traceback" not in err
 
 

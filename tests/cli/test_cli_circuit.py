@@ -34,10 +34,15 @@ def test_build_view(cli, capsys):
     (("circuit", "build", "reach_directed", "--n", "4"), "no tc0 circuit builder"),
     (("circuit", "build", "binary_add", "--n", "4", "--view", "nope"), "no decision function"),
     (("circuit", "synth", "parity", "--n", "30", "--depth", "2"), "at most"),
-    (("circuit", "synth", "parity", "--n", "3", "--depth", "0"), "depth >= 1"),
+    (("circuit", "synth", "parity", "--n", "3", "--depth", "0"), "from 1 to 64"),
+    (("circuit", "synth", "parity", "--n", "3", "--depth", "2", "--timeout", "nan"),
+     "not a finite number"),
+    (("circuit", "synth", "parity", "--n", "3", "--depth", "2", "--timeout", "inf"),
+     "not a finite number"),
+    (("circuit", "build", "parity", "--n", "65536"), "at most 4,096"),
 ])
-def test_bad_input_exits_2_without_traceback(cli, capsys, argv, msg):
-    code, out, err = cli(*argv)
+def test_bad_input_exits_2_without_traceback(cli_exit, argv, msg):
+    code, out, err = cli_exit(*argv)
     assert code == 2 and msg in err and "Traceback" not in err
 
 

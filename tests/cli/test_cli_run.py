@@ -81,7 +81,6 @@ def test_ray_missing_exits_2_with_install_hint(tmp_path, capsys, monkeypatch):
     (["--tasks", "parity:n=3"], "n is not a task parameter"),
     (["--tasks", "any", "--threads", "0"], "--threads must be >= 1"),
     (["--tasks", "any", "--workers", "0"], "--workers must be >= 1"),
-    (["--tasks", "any", "--seeds", "-1"], "seed must be a non-negative integer"),
     (["--tasks", "any", "--device", "tpu"], "unknown device 'tpu'"),
     (["--tasks", "any", "--workers", "2"], "--executor pool"),
     (["--tasks", "any", "--address", "10.0.0.1:6379"], "--executor ray"),

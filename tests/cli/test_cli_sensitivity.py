@@ -25,8 +25,8 @@ def test_sensitivity_no_valid_n_is_an_error(cli, capsys):
     assert rc == 2 and out == "" and "the valid n between 6 and 8 are 7" in err
 
 
-def test_sensitivity_bad_samples_before_any_note(cli, capsys):
-    rc, out, err = cli("sensitivity", "parity", "--n", "30", "--samples", "-5")
+def test_sensitivity_bad_samples_before_any_note(cli_exit):
+    rc, out, err = cli_exit("sensitivity", "parity", "--n", "30", "--samples", "-5")
     assert rc == 2 and "note" not in err and "samples" in err
 
 

@@ -125,3 +125,19 @@ def test_chunked_enumeration_matches_product_space(name, params, chunk):
     if df.valid is not None:
         ref = np.where(df.valid(want), ref, -1)
     assert np.array_equal(vals, ref)
+
+
+def test_exact_space_memory_checked_before_allocation(monkeypatch):
+    # before: `bapo bandwidth parity --n 34 --limit 2^40` tried to allocate 128 GiB
+    from theorybench import tasks
+    from theorybench.errors import ResourceLimitError
+    from theorybench.formal import resources
+    from theorybench.formal.communication import bytes_needed, evaluate_all
+    df = tasks.get("parity", n=34).decision_view()[0]
+    with pytest.raises(ResourceLimitError, match=r"17,179,869,184 inputs .* 512 GiB"):
+        evaluate_all(df, limit=1 << 40)
+    small = tasks.get("parity", n=10).decision_view()[0]
+    assert len(evaluate_all(small)) == 1024
+    monkeypatch.setattr(resources, "MEMORY_BUDGET", bytes_needed(1024) - 1)
+    with pytest.raises(ResourceLimitError, match="smaller n"):
+        evaluate_all(small)

@@ -246,3 +246,82 @@ def test_fwht_refuses_non_boolean_outputs_but_exact_works():
     with pytest.raises(TheoryError, match="two-valued"):
         average_sensitivity(df, method="fwht")
     assert average_sensitivity(df).value == pytest.approx(brute_force(choices, outputs)[0])
+
+
+# ---- large spaces: no int64 index, memory checked first (issue: overflow unnoticed) ------
+
+@pytest.mark.parametrize("n", [63, 64, 65, 100, 1000])
+def test_monte_carlo_past_int64_matches_the_closed_form(n):
+    # parity: every position flips f, so as(parity_n) = n exactly (Boolean Fourier: the
+    # one coefficient at the full set has degree n). Before: at n = 64 the unused strides
+    # of the mixed-radix index overflowed int64 with a RuntimeWarning.
+    import warnings
+
+    from theorybench import tasks
+    from theorybench.formal.sensitivity import average_sensitivity
+    df = tasks.get("parity", n=n).decision_view()[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            r = average_sensitivity(df, samples=300, rng=np.random.default_rng(1))
+    assert not r.exact and r.value == n and r.ci_low == r.ci_high == n
+    assert r.influences == [1.0] * n
+
+
+def test_strides_exact_or_refused():
+    from theorybench.errors import ResourceLimitError
+    from theorybench.formal.sensitivity import _strides
+    radices = np.array([3, 5, 7, 2], dtype=np.int64)
+    assert _strides(radices).tolist() == [70, 14, 2, 1]
+    assert _strides(np.full(62, 2, dtype=np.int64))[0] == 1 << 61  # 2^62 points: exact
+    for length in (63, 64, 100):  # 2^63 points and more: no int64 index reaches them
+        with pytest.raises(ResourceLimitError, match="cannot be indexed"):
+            _strides(np.full(length, 2, dtype=np.int64))
+
+
+def test_monte_carlo_memory_checked_before_allocation(monkeypatch):
+    from theorybench import tasks
+    from theorybench.errors import ResourceLimitError
+    from theorybench.formal import resources
+    from theorybench.formal.sensitivity import average_sensitivity, monte_carlo_cost
+    df = tasks.get("parity", n=64).decision_view()[0]
+    with pytest.raises(ResourceLimitError, match=r"--samples 1,000,000,000,000 .* 7.28 TiB"):
+        average_sensitivity(df, samples=10 ** 12)
+    # chunked: memory is one float per sample plus one chunk, whatever the sample count
+    small, _ = monte_carlo_cost(64, 10 ** 5)
+    big, work = monte_carlo_cost(64, 10 ** 7)
+    assert big - small == 8 * (10 ** 7 - 10 ** 5) and work == 10 ** 7 * 64 * 64
+    monkeypatch.setattr(resources, "MEMORY_BUDGET", small - 1)
+    with pytest.raises(ResourceLimitError, match="lower --samples"):
+        average_sensitivity(df, samples=10 ** 5)
+
+
+def test_chunked_monte_carlo_equals_one_batch(monkeypatch):
+    from theorybench import tasks
+    from theorybench.formal import sensitivity as S
+    df = tasks.get("majority", n=41).decision_view()[0]
+    one = S.average_sensitivity(df, samples=3000, rng=np.random.default_rng(5))
+    monkeypatch.setattr(S, "_MC_BLOCK", 41 * 256)  # 12 chunks of 256 draws
+    seen = []
+    many = S.average_sensitivity(df, samples=3000, rng=np.random.default_rng(5),
+                                 progress=seen.append)
+    assert many.value == one.value and many.histogram == one.histogram
+    assert seen[-1] == 3000 and len(seen) == 12
+
+
+def test_progress_only_on_a_terminal():
+    import io
+
+    from theorybench.formal.resources import Progress, fmt_count
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    pipe, tty = io.StringIO(), Tty()
+    for stream in (pipe, tty):
+        with Progress(10, "work", stream=stream, min_interval=0) as p:
+            p.update(3, "n=5")
+    assert pipe.getvalue() == "" and "work [" in tty.getvalue() and "3/10" in tty.getvalue()
+    assert fmt_count(1 << 65536) == "2^65536" and fmt_count(3 ** 5000).startswith("about 10^2385")
+    assert fmt_count(123456) == "123,456"

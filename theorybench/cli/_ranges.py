@@ -28,11 +28,12 @@ def usable_ns(task: str, ns: Sequence[int], params: dict[str, Any], text: str = 
     on stderr with the first reason; when none is left, :class:`TaskParameterError` says
     which n of the range would be valid. Nothing is computed for any n before this."""
     fam = tasks.family(task)  # unknown task: its own error
-    keep, skipped, reason, first_exc = [], [], None, None
+    keep, skipped, reason, first_exc, limited = [], [], None, None, False
     for n in ns:
         try:
             fam.validate(**{**params, "n": n})
             why = extra(n) if extra is not None else None
+            limited = limited or why is not None
         except TaskParameterError as exc:
             why, first_exc = str(exc), first_exc or exc
         if why is None:
@@ -47,7 +48,9 @@ def usable_ns(task: str, ns: Sequence[int], params: dict[str, Any], text: str = 
         if len(ns) == 1:
             raise TaskParameterError(f"--n {shown}: {reason.partition(': ')[2]}")
         lo, hi = min(ns), max(ns)
-        valid = tasks.grid(task).valid_ns(lo, hi, **params) if hi - lo <= 1 << 17 else []
+        # the task's valid n help only when the task refused them (not a resource limit)
+        valid = (tasks.grid(task).valid_ns(lo, hi, **params)
+                 if hi - lo <= 1 << 17 and not limited else [])
         hint = (f"; the valid n between {lo} and {hi} are {show_ns(valid)}" if valid else "")
         raise TaskParameterError(f"--n {shown}: no n of the range is valid for {task} "
                                  f"({reason}){hint}")

@@ -6,7 +6,8 @@ import sys
 
 from ..errors import TaskParameterError
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, parse_seed, print_json, print_table
+from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
+    print_table
 
 
 def _df(task: str, n: int, params):
@@ -15,20 +16,37 @@ def _df(task: str, n: int, params):
 
 
 def _bandwidth(args) -> int:
-    from ..formal.communication import bits, one_way_cc
+    from ..formal.communication import bits, bytes_needed, one_way_cc
+    from ..formal.resources import MEMORY_BUDGET, Progress, fmt_bytes, fmt_count
+    refused: list[tuple[int, str]] = []
+
     def too_big(n):
+        # input spaces grow with n: once an n is too large, the larger n of an ascending
+        # range are refused without building their tasks (a range may list 10^5 n)
+        if refused and n > refused[0][0]:
+            return refused[0][1]
         size = _df(args.task, n, args.param).space_size()
+        why = None
         if size > args.limit:
-            return (f"{size:,} inputs exceed --limit {args.limit:,}; use a smaller n or raise "
-                    f"--limit if memory allows")
-        return None
+            why = (f"{fmt_count(size)} inputs exceed --limit {fmt_count(args.limit)}; use a "
+                   f"smaller n or raise --limit if memory allows")
+        elif bytes_needed(size) > MEMORY_BUDGET:
+            why = (f"{fmt_count(size)} inputs need about {fmt_bytes(bytes_needed(size))} of "
+                   f"memory, above the budget of {fmt_bytes(MEMORY_BUDGET)}; use a smaller n")
+        if why and not refused:
+            refused.append((n, why))
+        return why
 
     rows = []
-    for n in _ns(args, too_big):
-        a, table = one_way_cc(_df(args.task, n, args.param), limit=args.limit)
-        for k, r in table.items():
-            rows.append({"n": n, "split": k, "rows": r, "bits": bits(r)})
-        rows.append({"n": n, "split": "max", "rows": max(table.values(), default=1), "bits": a})
+    ns = _ns(args, too_big)
+    with Progress(len(ns), f"bapo bandwidth {args.task}") as bar:
+        for j, n in enumerate(ns):
+            bar.update(j, f"n={n}")
+            a, table = one_way_cc(_df(args.task, n, args.param), limit=args.limit)
+            for k, r in table.items():
+                rows.append({"n": n, "split": k, "rows": r, "bits": bits(r)})
+            rows.append({"n": n, "split": "max", "rows": max(table.values(), default=1),
+                         "bits": a})
     if args.format == "json":
         print_json(rows)
     else:
@@ -117,12 +135,12 @@ def register(sub) -> None:
         c.set_defaults(func=fn)
         if name == "bandwidth":
             c.add_argument("--splits", action="store_true", help="show every split (text)")
-            c.add_argument("--limit", type=int, default=1 << 25,
+            c.add_argument("--limit", type=int_arg(1, 1 << 40), default=1 << 25,
                            help="largest input space to enumerate (default 2^25)")
         if name == "frontier":
-            c.add_argument("--max-a", type=int, default=3)
-            c.add_argument("--max-b", type=int, default=2)
-            c.add_argument("--timeout", type=float, default=60.0, help="seconds for the whole search, verification included")
+            c.add_argument("--max-a", type=int_arg(0, 1 << 20), default=3)
+            c.add_argument("--max-b", type=int_arg(0, 1 << 20), default=2)
+            c.add_argument("--timeout", type=float_arg(0, 7 * 86400, lo_open=True), default=60.0, help="seconds for the whole search, verification included")
         if name == "verify":
             c.add_argument("--seed", type=parse_seed, default=0)
     p.set_defaults(func=lambda a: p.print_help() or 2)

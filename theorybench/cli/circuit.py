@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..errors import ConfigError, TaskParameterError
-from .common import add_task_args, parse_params, parse_seed, print_table
+from .common import add_task_args, float_arg, int_arg, parse_params, parse_seed, print_table
 
 EXIT_UNKNOWN = 3
 
@@ -30,10 +30,12 @@ def register(sub) -> None:
     s = csub.add_parser("synth", help="smallest circuit of depth <= D by exact synthesis "
                                       f"with z3 (exit {EXIT_UNKNOWN} if z3 times out)")
     add_task_args(s)
-    s.add_argument("--depth", type=int, required=True, help="depth bound D (gate layers)")
+    s.add_argument("--depth", type=int_arg(1, 64), required=True,
+                   help="depth bound D (gate layers)")
     s.add_argument("--basis", choices=("ac0", "tc0"), default="ac0")
-    s.add_argument("--max-size", type=int, default=8, help="largest size tried (default 8)")
-    s.add_argument("--timeout", type=float, default=30.0,
+    s.add_argument("--max-size", type=int_arg(1, 1024), default=8,
+                   help="largest size tried (default 8)")
+    s.add_argument("--timeout", type=float_arg(0, 7 * 86400, lo_open=True), default=30.0,
                    help="total z3 time limit in seconds (default 30)")
     s.add_argument("--format", choices=("text", "json"), default="text")
     s.set_defaults(func=cmd_synth)

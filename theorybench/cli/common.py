@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any, Iterable, Sequence
 
@@ -49,6 +50,62 @@ class IntermixedParser(argparse.ArgumentParser):
             self._intermixing = False
 
 
+def _number_text(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}... ({len(text)} characters)"
+
+
+def int_arg(lo: int | None = None, hi: int | None = None, why: str = ""):
+    """argparse type: an integer in lo..hi (either end open when None); ``why`` says what
+    the upper end protects (e.g. "memory"). Too many digits is an error, not a hang."""
+    span = (f"from {lo:,} to {hi:,}" if lo is not None and hi is not None else
+            f"at least {lo:,}" if lo is not None else f"at most {hi:,}")
+
+    def parse(text: str) -> int:
+        try:
+            v = int(text.strip())
+        except (ValueError, AttributeError):
+            raise argparse.ArgumentTypeError(
+                f"{_number_text(text)!r} is not an integer (use one {span})") from None
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(
+                f"{_number_text(text)} is out of range: use an integer {span}"
+                + (f" ({why})" if why else ""))
+        return v
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def float_arg(lo: float | None = None, hi: float | None = None, lo_open: bool = False,
+              why: str = ""):
+    """argparse type: a finite number in [lo, hi] (``(lo, hi]`` with ``lo_open``); nan and
+    inf are refused here, once, so that no command meets them later."""
+    left = "(" if lo_open else "["
+    span = f"in {left}{lo:g}, {hi:g}]" if lo is not None and hi is not None else (
+        f"{'>' if lo_open else '>='} {lo:g}" if lo is not None else f"<= {hi:g}")
+
+    def parse(text: str) -> float:
+        try:
+            v = float(text.strip())
+        except (ValueError, AttributeError):
+            raise argparse.ArgumentTypeError(
+                f"{_number_text(text)!r} is not a number (use a finite number {span})") from None
+        if not math.isfinite(v):
+            raise argparse.ArgumentTypeError(
+                f"{text.strip()} is not a finite number: use a finite number {span}")
+        if (lo is not None and (v < lo or (lo_open and v == lo))) or (hi is not None and v > hi):
+            raise argparse.ArgumentTypeError(f"{text.strip()} is out of range: use a number "
+                                             f"{span}" + (f" ({why})" if why else ""))
+        return v
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: Most values one --n range may list (each n is checked before any work).
+MAX_RANGE_VALUES = 100_000
+
+
 def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
     """``["k=3", "D=2"]`` -> ``{"k": "3", "D": "2"}``; values are coerced by the task.
 
@@ -83,7 +140,11 @@ def parse_range(text: str, what: str = "--n") -> list[int]:
             values = [int(v) for v in text.split(",") if v.strip()]
     except ValueError:
         raise TaskParameterError(
-            f"{what} {text!r} is not a range: use A..B, A..B:STEP or a list A,B,C") from None
+            f"{what} {_number_text(text)!r} is not a range: use A..B, A..B:STEP or a list "
+            f"A,B,C of integers") from None
+    if step is None and len(values) > MAX_RANGE_VALUES:
+        raise TaskParameterError(f"{what}: {len(values):,} values, more than "
+                                 f"{MAX_RANGE_VALUES:,}; give fewer n")
     if step is not None:
         if step < 1:
             raise TaskParameterError(f"{what} {text!r}: the step must be positive "
@@ -91,6 +152,11 @@ def parse_range(text: str, what: str = "--n") -> list[int]:
         if lo > hi:
             raise TaskParameterError(f"{what} {text!r} is an empty range: the lower end "
                                      f"{lo} is above the upper end {hi}")
+        count = (hi - lo) // step + 1  # counted before the list is built
+        if count > MAX_RANGE_VALUES:
+            raise TaskParameterError(
+                f"{what} {_number_text(text)} has {count:,} values, more than "
+                f"{MAX_RANGE_VALUES:,}; use a step (A..B:STEP) or a shorter range")
         values = list(range(lo, hi + 1, step))
     if not values:
         raise TaskParameterError(f"{what} {text!r} is empty: give at least one n")

@@ -9,7 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, parse_seed, print_json, print_table
+from ..formal.resources import check_memory
+from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
+    print_table
+
+#: Most sampled inputs per n (the simulator runs them one by one, in Python).
+MAX_INSTANCES = 10_000
+#: Largest memory constant c: beyond it one machine holds far more than any input here.
+MAX_C = 1e6
 
 
 def parse_ns(text: str) -> list[int]:
@@ -48,6 +55,11 @@ def _rounds(args) -> int:
     # algorithm must fit the simulator; the others are skipped with one note
     ns = usable_ns(args.task, parse_ns(args.n), params, text=args.n, extra=lambda n: limit_reason(
         tasks.get(args.task, n=n, **params), args.delta, args.c))
+    for n in ns:  # the sampled inputs of every n, before any run
+        length = tasks.get(args.task, n=n, **params).decision_view()[0].length
+        check_memory(8 * 4 * args.instances * length,
+                     f"--instances {args.instances:,} at n={n} (length {length:,})",
+                     "lower --instances")
     rng = np.random.default_rng(args.seed)
     rows = []
     for n in ns:
@@ -74,9 +86,13 @@ def register(sub) -> None:
     c.add_argument("task")
     c.add_argument("--n", required=True,
                    help="A..B (powers of two if both are), A..B:STEP or A,B,C")
-    c.add_argument("--delta", type=float, default=0.5)
-    c.add_argument("--c", type=float, default=4.0, help="memory constant: s = ceil(c N^delta)")
-    c.add_argument("--instances", type=int, default=3)
+    c.add_argument("--delta", type=float_arg(0, 1, lo_open=True), default=0.5,
+                   help="memory exponent: s = ceil(c N^delta), 0 < delta < 1 (default 0.5)")
+    c.add_argument("--c", type=float_arg(0, MAX_C, lo_open=True), default=4.0,
+                   help="memory constant: s = ceil(c N^delta)")
+    c.add_argument("--instances", type=int_arg(1, MAX_INSTANCES, "each instance is simulated "
+                                               "one machine at a time"), default=3,
+                   help=f"sampled inputs per n (default 3, at most {MAX_INSTANCES:,})")
     c.add_argument("--seed", type=parse_seed, default=0)
     c.add_argument("--param", action="append", metavar="K=V")
     c.add_argument("--format", choices=("text", "json"), default="text")

@@ -16,7 +16,14 @@ from ..tasks.base import MAX_ENUMERATE
 from ..formal.growth import classify_growth
 from ..formal.sensitivity import METHODS, VARIANTS, average_sensitivity, check_options
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, parse_seed, print_json, print_table
+from ..formal.resources import MEMORY_BUDGET, Progress, fmt_bytes, fmt_count
+from ..formal.sensitivity import monte_carlo_cost
+from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
+    print_table
+
+#: Largest total Monte Carlo work of one command (samples x length^2 token reads, about a
+#: nanosecond each for a cheap task: well under a minute); later n are skipped with a note.
+WORK_BUDGET = 3 * 10 ** 10
 
 
 def register(sub) -> None:
@@ -34,17 +41,49 @@ def register(sub) -> None:
                    help="uniform over the natural input space (default) or the task's own "
                    "sampling distribution (Monte Carlo)")
     p.add_argument("--method", choices=METHODS, default="auto")
-    p.add_argument("--samples", type=int, default=20000,
+    p.add_argument("--samples", type=int_arg(2), default=20000,
                    help="Monte Carlo samples (default 20000)")
     p.add_argument("--variant", choices=VARIANTS, default="deterministic",
                    help="larger alphabets: a position counts if some other symbol changes "
                    "f (deterministic) or by the fraction that do (probabilistic)")
-    p.add_argument("--confidence", type=float, default=0.95)
+    p.add_argument("--confidence", type=float_arg(0, 1, lo_open=True), default=0.95)
     p.add_argument("--histogram", action="store_true",
                    help="also print the distribution of s(f, x) at each n (text format)")
     p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_sensitivity)
+
+
+def _feasible(args, params):
+    """``extra`` for usable_ns: refuses an n whose Monte Carlo estimate passes the memory
+    budget, or once the total work of the n so far passes WORK_BUDGET (checked before any
+    work; the task's space size and length are read, nothing is computed)."""
+    spent = [0]
+
+    def reason(n: int) -> str | None:
+        if spent[0] > WORK_BUDGET:
+            return (f"the n before it already use the work budget of this command "
+                    f"({args.samples:,} samples x length^2 ~ {WORK_BUDGET:.0e} token reads); "
+                    f"run the larger n separately or lower --samples")
+        df = tasks.get(args.task, n=n, **params).decision_view()[0]
+        exact = (args.distribution == "uniform" and args.method != "monte_carlo"
+                 and df.space_size() <= MAX_ENUMERATE)
+        if exact:
+            return None
+        need, work = monte_carlo_cost(df.length, args.samples)
+        if need > MEMORY_BUDGET:
+            return (f"{args.samples:,} samples at length {df.length:,} need about "
+                    f"{fmt_bytes(need)} of memory, above the budget of "
+                    f"{fmt_bytes(MEMORY_BUDGET)}; lower --samples")
+        if spent[0] + work > WORK_BUDGET:
+            spent[0] = WORK_BUDGET + 1
+            return (f"{args.samples:,} samples at length {df.length:,} pass the work budget "
+                    f"of this command ({args.samples:,} x length^2 token reads, at most "
+                    f"{WORK_BUDGET:.0e} in all); lower --samples or run fewer n")
+        spent[0] += work
+        return None
+
+    return reason
 
 
 def cmd_sensitivity(args) -> int:
@@ -53,19 +92,27 @@ def cmd_sensitivity(args) -> int:
     check_options(args.distribution, args.method, args.variant, args.samples, args.confidence)
     ns = parse_range(args.n) if args.n else list(fam.analysis_ns)
     # an n the task refuses (majority: odd n only) is skipped with a note, not fatal
-    ns = usable_ns(args.task, ns, params, text=args.n or "")
+    ns = usable_ns(args.task, ns, params, text=args.n or "", extra=_feasible(args, params))
     rng = np.random.default_rng(args.seed)
     results = []
-    for n in ns:
-        df = tasks.get(args.task, n=n, **params).decision_view()[0]
-        if (args.method == "auto" and args.distribution == "uniform"
-                and df.space_size() > MAX_ENUMERATE):
-            print(f"note: n={n}: {df.space_size():,} inputs exceed the exact limit "
-                  f"{MAX_ENUMERATE:,}; estimated by Monte Carlo with {args.samples} samples "
-                  f"(--samples to change)", file=sys.stderr)
-        results.append(average_sensitivity(
-            df, distribution=args.distribution, method=args.method, samples=args.samples,
-            rng=rng, confidence=args.confidence, variant=args.variant))
+    sampled = []
+    with Progress(len(ns), f"sensitivity {args.task}") as bar:
+        for j, n in enumerate(ns):
+            df = tasks.get(args.task, n=n, **params).decision_view()[0]
+            if (args.method == "auto" and args.distribution == "uniform"
+                    and df.space_size() > MAX_ENUMERATE):
+                sampled.append((n, df.space_size()))
+            bar.update(j, f"n={n}")
+            results.append(average_sensitivity(
+                df, distribution=args.distribution, method=args.method, samples=args.samples,
+                rng=rng, confidence=args.confidence, variant=args.variant,
+                progress=lambda done, j=j, n=n: bar.update(j, f"n={n}: {done:,} samples")))
+    if sampled:  # one note for all of them
+        n0, size0 = sampled[0]
+        which = f"n={n0}" if len(sampled) == 1 else f"{len(sampled)} n from n={n0}"
+        print(f"note: {which}: the input space ({fmt_count(size0)} inputs at n={n0}) exceeds "
+              f"the exact limit {MAX_ENUMERATE:,}; estimated by Monte Carlo with "
+              f"{args.samples:,} samples (--samples to change)", file=sys.stderr)
     if args.format == "json":
         print_json([{"n": n, "distribution": r.distribution, "average_sensitivity": r.value,
                      "ci_low": r.ci_low, "ci_high": r.ci_high, "exact": r.exact}

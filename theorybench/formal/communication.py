@@ -36,6 +36,7 @@ from typing import Iterable
 import numpy as np
 
 from ..errors import EnumerationTooLarge, TaskParameterError
+from .resources import check_memory, fmt_count
 
 #: Default largest product space counted (2^24 = n 24 binary inputs).
 DEFAULT_LIMIT = 1 << 24
@@ -110,12 +111,21 @@ def iter_chunks(df, chunk: int = CHUNK):
         yield h * low, x
 
 
+def bytes_needed(size: int) -> int:
+    """Peak memory of the exact computation over ``size`` inputs: the values (int64) and
+    the per-split keys and class ids built from them."""
+    return 32 * int(size)
+
+
 def evaluate_all(df, limit: int = DEFAULT_LIMIT, chunk: int = CHUNK) -> np.ndarray:
     """``f`` on the whole product space in lexicographic order, int64; invalid -> -1.
 
     Raises :class:`EnumerationTooLarge` beyond ``limit``.
     """
     size = _check_limit(df, limit)
+    check_memory(bytes_needed(size),
+                 f"enumerating the {fmt_count(size)} inputs of length {df.length:,}",
+                 "use a smaller n")
     out = np.empty(size, dtype=np.int64)
     for start, x in iter_chunks(df, chunk):
         stop = start + len(x)
@@ -250,5 +260,5 @@ def communication_matrix(df, k: int, limit: int = 1 << 16) -> np.ndarray:
 
 
 __all__ = ["distinct_rows_by_split", "distinct_rows_from_values", "one_way_cc", "b0_bandwidth",
-           "communication_matrix", "evaluate_all", "class_ids_by_split", "bits", "space_size",
+           "communication_matrix", "evaluate_all", "bytes_needed", "class_ids_by_split", "bits", "space_size",
            "DEFAULT_LIMIT"]

@@ -36,6 +36,7 @@ import numpy as np
 
 from ..errors import EnumerationTooLarge, ResourceLimitError, TaskParameterError, TheoryError
 from ..tasks.base import MAX_ENUMERATE, DecisionFunction
+from .resources import check_memory, fmt_count
 
 METHODS = ("auto", "exact", "fwht", "monte_carlo")
 DISTRIBUTIONS = ("uniform", "task")
@@ -98,14 +99,17 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
                         method: str = "auto", samples: int = 20000,
                         rng: np.random.Generator | None = None, confidence: float = 0.95,
                         variant: str = "deterministic",
-                        exact_limit: int = MAX_ENUMERATE) -> SensitivityResult:
+                        exact_limit: int = MAX_ENUMERATE,
+                        progress: Callable[[int], None] | None = None) -> SensitivityResult:
     """Average sensitivity of ``df`` (see the module docstring for the definitions).
 
     ``method="auto"``: FWHT when inputs and outputs are binary, the space has at most
     ``exact_limit`` points, there is no domain restriction and the distribution is
     uniform; exact enumeration when the space has at most ``exact_limit`` points; Monte
     Carlo with ``samples`` draws beyond, and always under ``distribution="task"`` (the
-    task's sampler is the only description of that distribution we have).
+    task's sampler is the only description of that distribution we have). Monte Carlo
+    draws are processed in chunks (memory checked first, see :func:`monte_carlo_cost`);
+    ``progress(samples_done)`` is called after each chunk.
     """
     check_options(distribution, method, variant, samples, confidence)
     size = df.space_size()
@@ -123,13 +127,13 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
                 f"method='monte_carlo' (or 'auto') with distribution='task'")
         if size > exact_limit:
             raise EnumerationTooLarge(
-                f"{df.task.name} at length {df.length} has {size:,} inputs, more than the "
+                f"{df.task.name} at length {df.length} has {fmt_count(size)} inputs, more than the "
                 f"exact limit {exact_limit:,}; use method='monte_carlo' (CLI: --method "
                 f"monte_carlo or auto, with --samples S) or a smaller n")
         res = _exact(df, variant, fourier={"exact": False, "fwht": True}.get(method, None))
     else:
         res = _monte_carlo(df, distribution, samples, rng or np.random.default_rng(0),
-                           confidence, variant)
+                           confidence, variant, progress)
     res.task = df.task.name
     res.params = dict(getattr(df.task, "values", {}))
     return res
@@ -239,10 +243,21 @@ def _tables(choices):
     table = np.zeros((len(choices), width), dtype=np.int64)
     for i, c in enumerate(choices):
         table[i, :len(c)] = c
-    strides = np.ones(len(radices), dtype=np.int64)
-    for i in range(len(radices) - 2, -1, -1):
-        strides[i] = strides[i + 1] * radices[i + 1]
-    return radices, table, strides
+    return radices, table
+
+
+def _strides(radices: np.ndarray) -> np.ndarray:
+    """Mixed-radix strides of the lexicographic index, computed exactly (Python ints) and
+    refused past int64: only an enumerated space (at most the exact limit) is indexed, so
+    an overflow here means a caller skipped that limit."""
+    strides, acc = [], 1
+    for k in reversed(radices.tolist()):
+        strides.append(acc)
+        acc *= int(k)
+    if acc > np.iinfo(np.int64).max:
+        raise ResourceLimitError(f"an input space of {fmt_count(acc)} points cannot be "
+                                 f"indexed; enumerate at most {MAX_ENUMERATE:,} points")
+    return np.array(strides[::-1], dtype=np.int64)
 
 
 def _pow2(v: int) -> bool:
@@ -264,7 +279,8 @@ def _inputs(idx, radices, table, strides):
 
 def _evaluate_space(df: DecisionFunction):
     """f (and the domain mask) on every point of the space, lexicographic order."""
-    radices, table, strides = _tables(df.choices)
+    radices, table = _tables(df.choices)
+    strides = _strides(radices)
     size = int(np.prod(radices)) if len(radices) else 1
     values = np.empty(size, dtype=np.int64)
     ok = None if df.valid is None else np.empty(size, dtype=bool)
@@ -373,16 +389,52 @@ def _draw_uniform(df, samples, rng, radices, table):
         f"(the domain is too sparse in its product space); use distribution='task'")
 
 
-def _monte_carlo(df, distribution, samples, rng, confidence, variant) -> SensitivityResult:
-    radices, table, _ = _tables(df.choices)
+def monte_carlo_cost(length: int, samples: int) -> tuple[int, int]:
+    """(peak bytes, work units) of a Monte Carlo estimate with ``samples`` draws at
+    ``length`` positions: the draws are processed in chunks of at most ``_MC_BLOCK``
+    tokens, so memory is one float per sample plus a chunk; every position re-evaluates
+    f on the chunk, so the work is samples x length x length token reads (about a
+    nanosecond each for a cheap f)."""
+    chunk = min(samples, max(1, _MC_BLOCK // max(length, 1))) * max(length, 1)
+    return 8 * samples + 8 * 8 * chunk, samples * length * length
+
+
+def _monte_carlo(df, distribution, samples, rng, confidence, variant,
+                 progress: Callable[[int], None] | None = None) -> SensitivityResult:
+    radices, table = _tables(df.choices)
     length = len(radices)
-    if distribution == "uniform":
-        x = _draw_uniform(df, samples, rng, radices, table)
-    else:
-        x = np.asarray(df.sample(rng, samples), dtype=np.int64)
-    if x.ndim != 2 or x.shape[1] != length:
-        raise TheoryError(f"{df.task.name}: sampled inputs have shape {x.shape}, expected "
-                          f"(count, {length})")
+    need, _ = monte_carlo_cost(length, samples)
+    check_memory(need, f"--samples {samples:,} at length {length:,}",
+                 "lower --samples or n")
+    s = np.zeros(samples, dtype=np.float64)
+    infl = np.zeros(length, dtype=np.float64)
+    per_chunk = min(samples, max(1, _MC_BLOCK // max(length, 1)))
+    for start in range(0, samples, per_chunk):
+        m = min(per_chunk, samples - start)
+        if distribution == "uniform":
+            x = _draw_uniform(df, m, rng, radices, table)
+        else:
+            x = np.asarray(df.sample(rng, m), dtype=np.int64)
+        if x.ndim != 2 or x.shape[1] != length:
+            raise TheoryError(f"{df.task.name}: sampled inputs have shape {x.shape}, expected "
+                              f"(count, {length})")
+        s[start:start + m] = _mc_chunk(df, x, radices, table, variant, infl)
+        if progress is not None:
+            progress(start + m)
+    value = float(s.mean())
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    half = z * float(s.std(ddof=1)) / math.sqrt(samples)
+    influences = [float(v / samples) for v in infl]
+    return SensitivityResult(n=length, value=value, ci_low=value - half, ci_high=value + half,
+                             exact=False, method="monte_carlo", distribution=distribution,
+                             histogram=_histogram(s), variant=variant, samples=samples,
+                             free_positions=int((radices > 1).sum()), influences=influences,
+                             confidence=confidence)
+
+
+def _mc_chunk(df, x, radices, table, variant, infl) -> np.ndarray:
+    """s(f, x) of each row of ``x``; adds each position's contributions to ``infl``."""
+    samples, length = x.shape
     lookup = np.full((length, int(max(table.max(), x.max())) + 1), -1, dtype=np.int64)
     for i, c in enumerate(df.choices):
         lookup[i, list(c)] = np.arange(len(c))
@@ -392,10 +444,8 @@ def _monte_carlo(df, distribution, samples, rng, confidence, variant) -> Sensiti
                           f"declared choices; the decision view is inconsistent")
     fx = np.asarray(df.evaluate(x)).reshape(samples)
     s = np.zeros(samples, dtype=np.float64)
-    influences = []
     for i, k in enumerate(radices.tolist()):
         if k < 2:
-            influences.append(0.0)
             continue
         hits = np.zeros(samples)
         total = np.zeros(samples)
@@ -415,17 +465,10 @@ def _monte_carlo(df, distribution, samples, rng, confidence, variant) -> Sensiti
             hits += changed.sum(axis=0)
         contrib = _contribution(hits, total if df.valid is not None else None, k, variant)
         s += contrib
-        influences.append(float(contrib.mean()))
-    value = float(s.mean())
-    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
-    half = z * float(s.std(ddof=1)) / math.sqrt(samples)
-    return SensitivityResult(n=length, value=value, ci_low=value - half, ci_high=value + half,
-                             exact=False, method="monte_carlo", distribution=distribution,
-                             histogram=_histogram(s), variant=variant, samples=samples,
-                             free_positions=int((radices > 1).sum()), influences=influences,
-                             confidence=confidence)
+        infl[i] += float(contrib.sum())
+    return s
 
 
-__all__ = ["SensitivityResult", "average_sensitivity", "check_options", "model_sensitivity", "sensitivity_by_n",
+__all__ = ["SensitivityResult", "average_sensitivity", "check_options", "model_sensitivity", "monte_carlo_cost", "sensitivity_by_n",
            "fwht", "popcount", "total_influence_fourier", "METHODS", "DISTRIBUTIONS",
            "VARIANTS"]

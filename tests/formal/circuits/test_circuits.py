@@ -270,3 +270,16 @@ def test_dyck_bounded_builder_on_every_word(n, k, D):
                          + [(10, 2, d) for d in range(1, 6)] + [(8, 3, d) for d in range(1, 5)])
 def test_dyck_bounded_builder_on_every_word_slow(n, k, D):
     check_dyck_bounded_exhaustively(n, k, D)
+
+
+def test_circuit_size_refused_before_memory_runs_out(monkeypatch):
+    from theorybench import tasks
+    from theorybench.errors import ResourceLimitError
+    from theorybench.formal.circuits import ir
+    from theorybench.formal.circuits.builders import MAX_INPUT_BITS, build
+    with pytest.raises(ResourceLimitError, match="65,536 input bits"):
+        build(tasks.get("parity", n=65536), "tc0")  # before: silent for minutes
+    assert MAX_INPUT_BITS ** 2 <= ir.MAX_WIRES  # a quadratic builder fits at the bit limit
+    monkeypatch.setattr(ir, "MAX_WIRES", 100)
+    with pytest.raises(ResourceLimitError, match="passes 100 wires"):
+        build(tasks.get("parity", n=64), "tc0")

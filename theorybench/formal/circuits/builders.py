@@ -20,10 +20,13 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from ...errors import TheoryError
+from ...errors import ResourceLimitError, TheoryError
 from ...tasks.base import DecisionFunction, Task
 from .encoding import Encoding
-from .ir import Circuit, CircuitError
+from .ir import MAX_WIRES, Circuit, CircuitError
+
+#: Most input bits of a built circuit (the quadratic builders stay under MAX_WIRES).
+MAX_INPUT_BITS = 4096
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,11 @@ def build(task: Task, basis: str = "tc0", which: Builder | None = None,
     else:
         df = views[int(view)]
     enc = Encoding.of(df)
+    if enc.n_bits > MAX_INPUT_BITS:  # checked before any gate is built
+        raise ResourceLimitError(
+            f"{task.name} at n={task.n} has {enc.n_bits:,} input bits; circuits are built for "
+            f"at most {MAX_INPUT_BITS:,} (the builders are up to quadratic in the inputs and "
+            f"a circuit has at most {MAX_WIRES:,} wires); use a smaller n")
     c = b.fn(task, df, enc)
     if not c.outputs:
         raise CircuitError(f"builder for {task.name} produced a circuit without outputs")

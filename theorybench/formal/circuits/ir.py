@@ -26,13 +26,16 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Sequence
 
-from ...errors import ProgramError, ProgramProblem
+from ...errors import ProgramError, ProgramProblem, ResourceLimitError
 
 INPUT, CONST, AND, OR, NOT, MAJ, THR = "INPUT", "CONST", "AND", "OR", "NOT", "MAJ", "THR"
 GATE_KINDS = (AND, OR, NOT, MAJ, THR)
 AC0_KINDS = frozenset({AND, OR, NOT})
 TC0_KINDS = frozenset({AND, OR, NOT, MAJ, THR})
 BASES = {"ac0": AC0_KINDS, "tc0": TC0_KINDS}
+#: Most wires (gate inputs) one circuit may have: the quadratic builders reach it near
+#: n = 5800 (about 2 GiB of node lists); larger circuits are refused while being built.
+MAX_WIRES = 1 << 25
 
 
 class CircuitError(ProgramError):
@@ -69,6 +72,7 @@ class Circuit:
         self.outputs: list[int] = []
         self.output_names: list[str] = []
         self._memo: dict[tuple, int] = {}
+        self._wire_count = 0
         self._consts: dict[int, int] = {}
 
     # ---- construction ---------------------------------------------------------------
@@ -87,6 +91,11 @@ class Circuit:
         return self._consts[v]
 
     def _append(self, kind: str, args: tuple[int, ...], param: int) -> int:
+        self._wire_count += len(args)
+        if self._wire_count > MAX_WIRES:  # refuse while building, before memory runs out
+            raise ResourceLimitError(
+                f"the circuit passes {MAX_WIRES:,} wires while it is built ({len(self.kinds):,} "
+                f"nodes so far, {self.n_inputs:,} inputs); use a smaller n")
         self.kinds.append(kind)
         self.args.append(args)
         self.params.append(param)
