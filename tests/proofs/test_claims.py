@@ -208,3 +208,11 @@ def test_greater_than_reduction_and_its_wrong_variant():
     x = np.array(list(itertools.product((0, 1), repeat=6)))
     want = [int(int("".join(map(str, r[:3])), 2) > int("".join(map(str, r[3:])), 2)) for r in x]
     assert bapo._gt_labels(x, 3).tolist() == want
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_khop_reduction_for_every_m_and_a_bad_image_refuted(k):
+    assert khop.reduction_proof_all_m(k)["status"] == "proved"
+    assert khop.abstraction_agrees(k, 4) == 4
+    bad = khop.reduction_proof_all_m(k, images=((0, 1), (0, 2), (0, 2)))
+    assert bad["status"] == "refuted"
