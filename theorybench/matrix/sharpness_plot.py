@@ -1,0 +1,36 @@
+"""The sharpness-versus-n figure: one line per task and model state, with error bars for
+the noise-based measure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .plots import _save, plt
+
+
+def sharpness_vs_n(path: Path, results: Iterable[Mapping]) -> Path:
+    """Two panels (largest Hessian eigenvalue; average sharpness under noise) against n."""
+    rows = list(results)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    groups: dict[tuple, list] = {}
+    for r in rows:
+        groups.setdefault((r["task"], r["state"]), []).append(r)
+    for (task, state), rs in sorted(groups.items()):
+        rs = sorted(rs, key=lambda r: r["n"])
+        ns = [r["n"] for r in rs]
+        style = "-o" if state == "trained" else "--s"
+        label = f"{task} ({state})"
+        axes[0].plot(ns, [abs(r["lambda_max"]) for r in rs], style, label=label)
+        axes[1].errorbar(ns, [r["avg_sharpness"] for r in rs],
+                         yerr=[r["avg_sharpness_se"] for r in rs], fmt=style, capsize=3,
+                         label=label)
+    axes[0].set(xlabel="n", ylabel="|largest Hessian eigenvalue|", yscale="log",
+                title="top of the Hessian spectrum")
+    axes[1].set(xlabel="n", ylabel="loss increase / rho^2",
+                title="average sharpness under Gaussian noise")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+    axes[1].legend(fontsize=8)
+    fig.suptitle("Loss-landscape sharpness by input length", fontsize=10)
+    return _save(fig, Path(path))
