@@ -78,16 +78,7 @@ def bench_model(device, encoding, batch, length, steps, size="base"):
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
-    for _ in range(5):  # warm-up: allocator, kernel selection
-        step()
-    sync(device)
-    times = []
-    for _ in range(steps):
-        start = time.perf_counter()
-        step()
-        sync(device)
-        times.append(time.perf_counter() - start)
-    per_step = sorted(times)[len(times) // 2]  # median: robust to other load
+    per_step = _median_step(step, steps, device)
     return per_step, train_flops(cfg, batch, length), model.num_parameters()
 
 
@@ -117,7 +108,8 @@ def bench_reference(device, batch, length, steps, size="base"):
 
 
 def _median_step(step, steps, device) -> float:
-    for _ in range(3):
+    """Median step time (robust to other load) after a warm-up (allocator, kernels)."""
+    for _ in range(5):
         step()
     sync(device)
     times = []

@@ -88,14 +88,12 @@ def _lengths(limit_words: int, size: int, up_to: int) -> list[int]:
     return [L for L in range(up_to + 1) if size ** L <= limit_words]
 
 
-def check_spec(spec: SpecMachine, family: str, params: dict, max_n: int) -> int:
-    """The largest n <= max_n up to which ``spec`` equals the task's reference on every
-    input of every valid length; raises if they differ (a wrong specification)."""
-    cls = tasks.family(family)
-    checked = 0
-    for n in range(1, max_n + 1):
+def _task_words(spec: SpecMachine, family: str, params: dict, up_to: int):
+    """(n, words as alphabet indices, their strings, the reference's answers) for every
+    valid n <= up_to whose words can all be enumerated."""
+    for n in range(1, up_to + 1):
         if len(spec.alphabet) ** n > MAX_WORDS:
-            break
+            return
         try:
             task = tasks.get(family, n=n, **params)
         except TaskParameterError:
@@ -104,12 +102,19 @@ def check_spec(spec: SpecMachine, family: str, params: dict, max_n: int) -> int:
         ids = np.array([vocab.index(s) for s in spec.alphabet], dtype=np.int64)
         words = _words(len(spec.alphabet), n)
         ref = np.asarray(task.label(ids[words])).reshape(-1).astype(bool)
+        yield n, words, [" ".join(spec.alphabet[i] for i in w) for w in words], ref
+
+
+def check_spec(spec: SpecMachine, family: str, params: dict, max_n: int) -> int:
+    """The largest n <= max_n up to which ``spec`` equals the task's reference on every
+    input of every valid length; raises if they differ (a wrong specification)."""
+    checked = 0
+    for n, words, strings, ref in _task_words(spec, family, params, max_n):
         got = spec.accepts(words)
         if not np.array_equal(ref, got):
             bad = int(np.flatnonzero(ref != got)[0])
-            raise AssertionError(
-                f"the {cls.name} specification machine disagrees with the reference at "
-                f"{' '.join(spec.alphabet[i] for i in words[bad])!r}")
+            raise AssertionError(f"the {family} specification machine disagrees with the "
+                                 f"reference at {strings[bad]!r}")
         checked = n
     return checked
 
@@ -136,18 +141,7 @@ def shortest_counterexample(program: A.Program, spec: SpecMachine, family: str,
                             params: dict, up_to: int) -> str | None:
     """The shortest word (of a valid length <= up_to) on which the program's answer differs
     from the task's reference, by exhaustive search with the interpreter."""
-    for n in range(1, up_to + 1):
-        if len(spec.alphabet) ** n > MAX_WORDS:
-            break
-        try:
-            task = tasks.get(family, n=n, **params)
-        except TaskParameterError:
-            continue
-        vocab = list(task.vocab)
-        ids = np.array([vocab.index(s) for s in spec.alphabet], dtype=np.int64)
-        words = _words(len(spec.alphabet), n)
-        ref = np.asarray(task.label(ids[words])).reshape(-1).astype(bool)
-        strings = [" ".join(spec.alphabet[i] for i in w) for w in words]
+    for _, _, strings, ref in _task_words(spec, family, params, up_to):
         got = np.asarray(crasp.run(program, strings, alphabet=spec.alphabet).accept,
                          dtype=bool)
         diff = np.flatnonzero(ref != got)
