@@ -21,6 +21,8 @@ CASES = [
     ("dyck_bounded", {"k": 1, "D": 1}, [2, 4, 8, 10]),
     ("dyck_bounded", {"k": 1, "D": 2}, [2, 4, 8, 10, 12]),
     ("dyck_bounded", {"k": 1, "D": 3}, [6, 10]),
+    ("dyck_bounded", {"k": 2, "D": 2}, [2, 4, 6]),
+    ("dyck_bounded", {"k": 3, "D": 1}, [4]),
     ("index", {}, [1, 2, 3, 5, 8]),
     ("khop", {"k": 1, "alphabet": 2}, [1, 2, 5, 9]),
     ("khop", {"k": 1, "alphabet": 3}, [3, 6, 7]),
@@ -110,3 +112,18 @@ def test_a_wrong_construction_is_not_verified():
     w.w_out[1, 0] = -1.0                 # the sign flipped: every decision wrong
     cert = check.exhaustive(dataclasses.replace(c, weights=w))
     assert cert.status == "refuted" and cert.counterexample is not None
+
+
+def test_dyck_k_type_check_is_what_rejects_mismatches():
+    """Dyck-2: without the mismatch term "( ]" would be accepted; the checks catch it."""
+    import dataclasses as dc
+
+    from theorybench.constructions import interval
+    c = constructions.build("dyck_bounded", 4, k=2, D=2)
+    assert c.shape()["layers"] == 4 and interval.verify(c).status == "proved"
+    w = c.weights.copy()
+    w.w_out[w.channels.index("mmavg"), 0] = 0.0
+    bad = dc.replace(c, weights=w)
+    ex = check.exhaustive(bad)
+    assert ex.status == "refuted" and c.labels(np.array([ex.counterexample]))[0] == 0
+    assert interval.verify(bad).status != "proved"
