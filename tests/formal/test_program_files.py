@@ -66,3 +66,49 @@ def test_cli_refuses_special_files(cli, lang, sub, tmp_path):
         code, out, err = cli(*argv)
         assert code == 2 and ("regular file" in err or "directory" in err), err
         assert "Traceback" not in err
+
+
+# ---- program text too deep or too large: a located error, never a RecursionError --------
+
+@pytest.mark.parametrize("lang", ["brasp", "crasp"])
+def test_deep_nesting_and_long_literals_are_located_errors(lang):
+    parse = bparser.parse if lang == "brasp" else cparser.parse
+    head = 'alphabet "0" "1"\n' if lang == "brasp" else '// alphabet: 0 1\nx = # "1"\n'
+    atom = '"1"' if lang == "brasp" else "(x > 0)"
+    line = len(head.splitlines()) + 1
+    cases = [
+        ("out = " + "!" * 5000 + atom, "nested more than 100", 6 + 101),  # was RecursionError
+        ("out = " + "(" * 150 + atom + ")" * 150, "nested more than 100", 6 + 101),
+    ]
+    if lang == "crasp":  # its tree nests a chain of + (B-RASP's && chain is flat)
+        cases.append(("out = " + " + ".join(["x"] * 3000) + " > 0", "too deeply nested", 1))
+    for body, message, column in cases:
+        with pytest.raises(ProgramError, match=message) as exc:
+            parse(head + body + "\n")
+        (p,) = exc.value.problems
+        assert (p.line, p.column) == (line, column), (body[:20], p)
+    # moderately deep nesting still parses; a quoted "(" or "!" is a token, not nesting
+    parse(head + "out = " + "!" * 40 + atom + "\n")
+
+
+def test_literal_digits_limit():
+    with pytest.raises(ProgramError, match="longer than 1000 digits") as exc:
+        bparser.parse('alphabet "0" "1"\nout = i > ' + "9" * 5000 + "\n")
+    assert (exc.value.problems[0].line, exc.value.problems[0].column) == (2, 11)
+    with pytest.raises(ProgramError, match="longer than 1000 digits"):
+        cparser.parse('ones = # "1"\nout = ones > ' + "9" * 1001 + "\n")
+    # 90 digits are fine: C-RASP runs counts past int64 exactly
+    prog = cparser.parse('// alphabet: 0 1\nones = # "1"\nout = ones > ' + "9" * 90 + "\n")
+    from theorybench.formal import crasp
+    assert crasp.run(prog, ["1 0"]).accept.tolist() == [False]
+
+
+def test_brasp_run_memory_and_empty_inputs(cli):
+    from theorybench.errors import ResourceLimitError
+    from theorybench.formal.brasp.interpret import run
+    prog = bprograms.load_program("any")
+    with pytest.raises(ResourceLimitError, match="length 1,000,000 .* TiB"):
+        run(prog, [["1"] * 10 ** 6])  # before: allocated a 10^6 x 10^6 matrix
+    assert run(prog, [[]]).accept().tolist() == [False]  # before: argmax of an empty sequence
+    code, out, err = cli("brasp", "run", "any", "")
+    assert code == 2 and "input 1 is empty" in err and out == ""

@@ -12,7 +12,11 @@ from ..errors import ConfigError, ProgramError, TaskParameterError
 from ..formal.brasp import ast as A
 from ..formal.brasp import check as C
 from ..formal.brasp import interpret, parser, programs, trace, validate
-from .common import IntermixedParser, parse_params, parse_seed, print_json, print_table
+from .common import IntermixedParser, int_arg, parse_params, parse_seed, print_json, print_table
+
+
+#: Largest --max-n of `brasp check` (n = 1..N are all checked, then samples at 2N).
+MAX_CHECK_N = 256
 
 
 def register(sub) -> None:
@@ -30,11 +34,13 @@ def register(sub) -> None:
     c = cs.add_parser("check", help="check a program against a task on all inputs up to N")
     c.add_argument("program", help="a .br file or a library program name")
     c.add_argument("--task", required=True, help="task: FAMILY or FAMILY:K=V[:K=V]")
-    c.add_argument("--max-n", type=int, default=10,
+    c.add_argument("--max-n", type=int_arg(1, MAX_CHECK_N, "every n up to it is checked, "
+                                           "with length x length attention"), default=10,
                    help="check every n <= N (all inputs where at most 2^16, else samples), "
                         "then samples at 2N (default 10)")
     c.add_argument("--param", action="append", metavar="K=V", help="task parameter")
-    c.add_argument("--samples", type=int, default=2000, help="samples per sampled n")
+    c.add_argument("--samples", type=int_arg(1, 10 ** 6), default=2000,
+                   help="samples per sampled n (default 2000)")
     c.add_argument("--seed", type=parse_seed, default=0)
     c.set_defaults(func=cmd_check)
 
@@ -58,7 +64,12 @@ def _inputs(args) -> list[list[str]]:
         lines = [ln for ln in lines if ln and not ln.startswith("//")]
     if not lines:
         raise ConfigError("no input: give the tokens as an argument or one input per stdin line")
-    return [ln.split() for ln in lines]
+    words = [ln.split() for ln in lines]
+    for j, w in enumerate(words, 1):
+        if not w:
+            raise ConfigError(f"input {j} is empty: a B-RASP program reads its output at the "
+                              f"last position, so an input needs at least one token")
+    return words
 
 
 def cmd_run(args) -> int:

@@ -84,3 +84,53 @@ def load_text(name_or_path: str, library: Mapping[str, object], text_of: Callabl
     if name is not None:
         return text_of(library[name]), f"library:{name}"
     return read_program_text(path), str(path)
+
+
+#: Deepest nesting of one expression (parentheses, brackets and prefix ``!``): the parsers
+#: and interpreters walk expressions recursively, so a limit keeps them far from Python's.
+MAX_NESTING = 100
+#: Most digits of one integer literal (Python converts at most 4300 digits to int).
+MAX_LITERAL_DIGITS = 1000
+
+
+def line_problem(line: str, line_no: int) -> ProgramProblem | None:
+    """The first size problem of one program line, located, before it is parsed: nesting
+    deeper than :data:`MAX_NESTING` or an integer literal longer than
+    :data:`MAX_LITERAL_DIGITS` digits. Token literals in double quotes are skipped."""
+    depth = bangs = digits = 0
+    quoted = False
+    for col, ch in enumerate(line, 1):
+        if ch == '"':
+            quoted = not quoted
+            bangs = digits = 0
+            continue
+        if quoted:
+            continue
+        if ch.isdigit():
+            digits += 1
+            if digits > MAX_LITERAL_DIGITS:
+                return ProgramProblem(
+                    f"an integer literal longer than {MAX_LITERAL_DIGITS} digits; no count or "
+                    f"position of a run needs one", line_no, col - digits + 1)
+            continue
+        digits = 0
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth = max(0, depth - 1)
+        if ch == "!" and not line.startswith("=", col):
+            bangs += 1
+        elif not ch.isspace() and ch not in "([":
+            bangs = 0
+        if depth + bangs > MAX_NESTING:
+            return ProgramProblem(
+                f"expression nested more than {MAX_NESTING} levels deep (parentheses, "
+                f"brackets and prefix !); name the inner parts as definitions", line_no, col)
+    return None
+
+
+def too_deep(line_no: int) -> ProgramProblem:
+    """The problem for a line whose expression tree is too deep to walk (a long chain of
+    operators, e.g. ``a && a && ...`` thousands of times)."""
+    return ProgramProblem("expression too deeply nested to evaluate (a very long chain of "
+                          "operators?); name its parts as definitions", line_no, 1)

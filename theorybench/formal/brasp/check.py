@@ -18,7 +18,8 @@ import numpy as np
 from ... import tasks
 from ...errors import TaskParameterError, VerificationError
 from . import ast as A
-from .interpret import run
+from ..resources import check_memory
+from .interpret import run, run_bytes
 
 
 @dataclass
@@ -35,8 +36,16 @@ class CheckReport:
 
 
 def program_answers(program: A.Program, task, inputs: np.ndarray) -> np.ndarray:
-    """The program's answers on token-id rows of ``task``, as label strings."""
-    return np.array(run(program, inputs, vocab=task.vocab).classify(), dtype=object)
+    """The program's answers on token-id rows of ``task``, as label strings; the rows are
+    run in chunks so that one chunk's attention arrays stay near ``CHUNK_BYTES``."""
+    rows = max(1, CHUNK_BYTES // max(run_bytes(1, inputs.shape[1] if inputs.ndim == 2 else 1), 1))
+    out = [run(program, inputs[i:i + rows], vocab=task.vocab).classify()
+           for i in range(0, len(inputs), rows)]
+    return np.array([a for part in out for a in part], dtype=object)
+
+
+#: Memory of one chunk of rows in a check (the chunks run one after another).
+CHUNK_BYTES = 1 << 28
 
 
 def check_on_task(program: A.Program, task, enum_limit: int = 1 << 16, samples: int = 2000,
@@ -47,6 +56,9 @@ def check_on_task(program: A.Program, task, enum_limit: int = 1 << 16, samples: 
     if exhaustive:
         x = view.enumerate(limit=enum_limit)
     else:
+        check_memory(16 * samples * max(view.length, 1),
+                     f"--samples {samples:,} at n={task.n} (length {view.length:,})",
+                     "lower --samples")
         x = np.asarray(view.sample(np.random.default_rng(seed), samples), dtype=np.int64)
         if view.valid is not None:
             x = x[np.asarray(view.valid(x), dtype=bool)]

@@ -34,6 +34,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..resources import check_memory
 from ...errors import TaskInputError
 from . import ast as A
 
@@ -234,6 +235,12 @@ class _Env:
         return np.where(exists, chosen, self.unary(s.default)) & self.inside
 
 
+def run_bytes(batch: int, length: int) -> int:
+    """Peak memory of a run: a few (batch, length, length) arrays per attention operation,
+    one of them int64 when positions are compared."""
+    return 24 * int(batch) * int(length) * int(length)
+
+
 def run(program: A.Program, tokens, vocab: Sequence[str] | None = None,
         lengths: np.ndarray | None = None) -> Trace:
     """Run ``program`` on a batch.
@@ -264,7 +271,14 @@ def run(program: A.Program, tokens, vocab: Sequence[str] | None = None,
     else:
         words = [list(w) for w in tokens]
         ids, lengths, vocab = encode(words, program, vocab)
+    check_memory(run_bytes(*ids.shape),
+                 f"a B-RASP run on {ids.shape[0]:,} input(s) of length {ids.shape[1]:,} "
+                 f"(attention is a batch x length x length array)",
+                 "use shorter inputs or fewer at once")
     env = _Env(ids, vocab, lengths)
+    if ids.shape[1] == 0:  # no position at all: every vector is empty (and rejects)
+        values = {s.name: np.zeros((ids.shape[0], 0), dtype=bool) for s in program.stmts}
+        return Trace(program, words, ids, tuple(vocab), lengths, values)
     for s in program.stmts:
         env.values[s.name] = env.unary(s.expr) if isinstance(s, A.Assign) else env.attend(s)
     return Trace(program, words, ids, tuple(vocab), lengths, env.values)

@@ -34,8 +34,10 @@ from __future__ import annotations
 import re
 
 from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
+                             UnexpectedToken, VisitError)
 
+from ..program_files import line_problem, too_deep
 from ...errors import ProgramError, ProgramProblem
 from . import ast as A
 
@@ -269,12 +271,24 @@ def parse_lines(text: str) -> tuple[A.Program | None, list[ProgramProblem]]:
                 f"{reserved.group(2)!r} is a reserved word and cannot be defined; choose "
                 f"another name", number, len(reserved.group(1)) + 1))
             continue
+        size = line_problem(line, number)
+        if size is not None:
+            problems.append(size)
+            continue
         try:
             tree = _PARSER.parse(line)
+            node = _Build(number).transform(tree)
         except UnexpectedInput as exc:
             problems.append(_syntax_problem(exc, number, line))
             continue
-        node = _Build(number).transform(tree)
+        except RecursionError:
+            problems.append(too_deep(number))
+            continue
+        except VisitError as exc:  # lark wraps what the tree builder raises
+            if isinstance(exc.orig_exc, RecursionError):
+                problems.append(too_deep(number))
+                continue
+            raise
         if isinstance(node, tuple) and node[0] in ("output", "classes"):
             if output is not None or classes is not None:
                 problems.append(ProgramProblem("a second output statement (only one allowed)",

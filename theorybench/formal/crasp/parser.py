@@ -18,6 +18,7 @@ from pathlib import Path
 from lark import Lark, Token as LarkToken, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
+from ..program_files import line_problem, too_deep
 from ...errors import ProgramError, ProgramProblem
 from . import ast as A
 from .grammar import GRAMMAR, KEYWORDS, TERMINAL_TEXT
@@ -164,15 +165,24 @@ def _syntax_problem(exc: UnexpectedInput, text: str, line_no: int) -> ProgramPro
 
 def parse_line(text: str, line_no: int = 1):
     """One line -> an Assign, an Import, or None (blank/comment); raises ProgramError."""
+    size = line_problem(text, line_no)
+    if size is not None:
+        raise ProgramError([size])
     try:
         tree = _lark().parse(text)
     except UnexpectedInput as exc:
         raise ProgramError([_syntax_problem(exc, text, line_no)]) from None
+    except RecursionError:
+        raise ProgramError([too_deep(line_no)]) from None
     try:
         return _ToAst(line_no).transform(tree)
+    except RecursionError:
+        raise ProgramError([too_deep(line_no)]) from None
     except VisitError as exc:
         if isinstance(exc.orig_exc, _ProductError):
             raise ProgramError([exc.orig_exc.problem]) from None
+        if isinstance(exc.orig_exc, RecursionError):
+            raise ProgramError([too_deep(line_no)]) from None
         raise
 
 
