@@ -132,3 +132,25 @@ def test_evaluate_schema_and_resumable_key(tiny):
     m = gen["metrics"]
     assert m["unparseable"] == sum(r["parsed"] is None for r in gen["records"]) / 6
     json.dumps(out), json.dumps(gen)  # storable as JSON
+
+
+def test_chat_variant_applies_the_chat_template(tiny, monkeypatch):
+    import dataclasses
+
+    from theorybench.experiments.llm.evaluate import LLMSpec, evaluate_llm
+
+    cfg = dataclasses.replace(tiny.config, chat=True)
+    spec = LLMSpec(task="parity", n=3, model=cfg, k=2, count=3)
+    with pytest.raises(ConfigError, match="no chat template"):
+        evaluate_llm(spec, backend=tiny)
+    monkeypatch.setattr(tiny.tok, "chat_template",
+                        "{% for m in messages %}Q: {{ m['content'] }}\n{% endfor %}A:",
+                        raising=False)
+    out = evaluate_llm(spec, backend=tiny)
+    plain = evaluate_llm(dataclasses.replace(spec, model=tiny.config), backend=tiny)
+    for r, p in zip(out["records"], plain["records"]):
+        assert r["prompt"] == "Q: " + p["prompt"] + "\nA:"
+        # the assistant turn starts the answer: no answer prefix, no added special tokens
+        (s0, _), = tiny.loglikelihood([(r["prompt"], "0")], special=False)
+        assert r["scores"]["0"] == pytest.approx(s0, abs=1e-5)
+    assert out["key"] != plain["key"]
