@@ -39,7 +39,7 @@ def test_build_view(cli, capsys):
      "not a finite number"),
     (("circuit", "synth", "parity", "--n", "3", "--depth", "2", "--timeout", "inf"),
      "not a finite number"),
-    (("circuit", "build", "parity", "--n", "65536"), "at most 4,096"),
+    (("circuit", "build", "parity", "--n", "65536"), "65,536 input bits"),
 ])
 def test_bad_input_exits_2_without_traceback(cli_exit, argv, msg):
     code, out, err = cli_exit(*argv)
