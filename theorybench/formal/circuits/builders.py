@@ -25,8 +25,10 @@ from ...tasks.base import DecisionFunction, Task
 from .encoding import Encoding
 from .ir import MAX_WIRES, Circuit, CircuitError
 
-#: Most input bits of a built circuit (the quadratic builders stay under MAX_WIRES).
-MAX_INPUT_BITS = 4096
+#: Most input bits of a built circuit: an early refusal for sizes far beyond any builder
+#: (the wire count is also bounded while a circuit is built, see ``ir.MAX_WIRES``). The
+#: theories build edge_exists at n = 48 (5,145 bits), so the bound sits well above that.
+MAX_INPUT_BITS = 1 << 14
 
 
 @dataclass(frozen=True)
