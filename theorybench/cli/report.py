@@ -6,11 +6,11 @@ import sys
 
 from pathlib import Path
 
+from ..experiments.store import DEFAULT_DB
 from ..matrix import verify as verify_mod
 from ..matrix.empirical import Thresholds
 from .predict import _positive as max_n_type
 
-DEFAULT_DB = "theorybench-results.sqlite"
 DEFAULT_OUT = "theorybench-report"
 
 
@@ -31,6 +31,10 @@ def register(sub) -> None:
                    "json` (default: derive them now)")
     p.add_argument("--max-n", type=max_n_type, default=12, help="largest n for exact methods "
                    "when deriving predictions (default 12)")
+    p.add_argument("--min-status", default=None,
+                   help="compare only cells with this status or a stronger one in the "
+                        "agreement table: proven, verified, extrapolated, conditional, cited "
+                        "(default: all decided cells)")
     _thresholds(p)
     p.set_defaults(func=cmd_report)
 
@@ -56,7 +60,9 @@ def _make_thresholds(args) -> Thresholds:
 
 
 def cmd_report(args) -> int:
+    from ..matrix.agreement import parse_min_status
     th = _make_thresholds(args)
+    min_status = parse_min_status(args.min_status) if args.min_status else None
     verify_mod.check_paths(args.out, args.db)
     if not Path(args.db).exists():
         print(f"theorybench: note: results store {args.db} does not exist; the report will "
@@ -65,7 +71,7 @@ def cmd_report(args) -> int:
         preds = verify_mod.load_predictions(args.predictions)
     else:
         preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
-    files = verify_mod.report(args.out, args.db, preds, th)
+    files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status)
     print(f"report written to {files['index.html']}")
     return 0
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ..experiments.store import DEFAULT_DB
 from .common import parse_seed, print_json, print_table
-
-DEFAULT_DB = "theorybench-results.sqlite"
 
 
 def register(sub) -> None:
@@ -28,7 +27,10 @@ def register(sub) -> None:
                    help="torch threads per run (default: all cores, divided among pool workers)")
     p.add_argument("--checkpoints", default=None, metavar="DIR",
                    help="save each run's weights and config in DIR")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="the summary (or the dry run's grid) as text (default) or JSON")
+    p.add_argument("--json", dest="format", action="store_const", const="json",
+                   help="the same as --format json")
     p.add_argument("--dry-run", action="store_true",
                    help="list the grid (tasks, sizes, configurations, run count) and stop")
     p.set_defaults(func=cmd_run)
@@ -36,6 +38,7 @@ def register(sub) -> None:
     p = sub.add_parser("runs", help="runs in a results store: counts by status and the failures")
     p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
     p.add_argument("--line", choices=("in-distribution", "length-generalization"), default=None)
+    p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser("export", help="export a results store as CSV or JSON")
@@ -46,65 +49,24 @@ def register(sub) -> None:
 
 
 def _open(db):
-    from pathlib import Path
-
-    from ..errors import StoreError
+    """The store, read-only: reading commands need no write access and wait for no writer."""
     from ..experiments.store import ResultsStore
-    if not Path(db).exists():
-        raise StoreError(f"results store {db} does not exist (run `theorybench run ...` first "
-                         f"or pass --db PATH)")
-    return ResultsStore(db)
+    return ResultsStore(db, readonly=True)
+
+
+def _warn_problems(problems) -> None:
+    if problems:
+        print(f"theorybench: warning: {len(problems)} run(s) in the store cannot be read and "
+              f"were skipped:", file=sys.stderr)
+        for p in problems:
+            print(f"  {p}", file=sys.stderr)
 
 
 def check_options(args) -> None:
-    """The option checks of a real run (run_sweep's), so that a dry run refuses the same
-    --workers / --executor / --address / --threads / --device, and --checkpoints must be a
-    directory that can be written, before any work."""
-    from ..errors import ConfigError
-    from ..experiments.executors import get_executor
-    from ..experiments.trainer import pick_device
-    if args.workers < 1:
-        raise ConfigError(f"--workers must be >= 1, got {args.workers}")
-    get_executor(args.executor)  # unknown executor (or ray not installed) refused
-    if args.executor == "inprocess" and args.workers > 1:
-        raise ConfigError(f"--workers {args.workers} needs a parallel executor: add --executor "
-                          f"pool (local processes) or --executor ray")
-    if args.address and args.executor != "ray":
-        raise ConfigError("--address is the address of a Ray cluster; add --executor ray")
-    if args.threads is not None and args.threads < 1:
-        raise ConfigError(f"--threads must be >= 1, got {args.threads}")
-    pick_device(args.device)  # unknown device, or cuda without a GPU, refused
-    if args.checkpoints:
-        _check_writable_dir(args.checkpoints, "--checkpoints", create=not args.dry_run)
-
-
-def _check_writable_dir(path: str, what: str, create: bool) -> None:
-    """ConfigError unless ``path`` is (or can be made) a writable directory. A dry run
-    (``create`` False) removes again the directories it made to find out."""
-    import os
-    from pathlib import Path
-
-    from ..errors import ConfigError
-    p = Path(path)
-    missing = []
-    probe = p
-    while not probe.exists() and probe != probe.parent:
-        missing.append(probe)
-        probe = probe.parent
-    try:
-        p.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(f"{what} {path}: the directory cannot be created "
-                          f"({exc.strerror or exc})") from None
-    finally:
-        if not create:
-            for d in missing:  # deepest first
-                try:
-                    d.rmdir()
-                except OSError:
-                    pass
-    if not os.access(probe if not create else p, os.W_OK | os.X_OK):
-        raise ConfigError(f"{what} {path}: the directory is not writable (permission denied)")
+    """The sweep's own option checks (one function in the package), run before any work."""
+    from ..experiments.sweep import check_run_options
+    check_run_options(args.executor, args.workers, args.address, args.threads, args.device,
+                      args.checkpoints, create=not args.dry_run)
 
 
 def cmd_run(args) -> int:
@@ -117,12 +79,13 @@ def cmd_run(args) -> int:
                         retry_failed=args.retry_failed, progress=True, address=args.address,
                         device=args.device, checkpoint_dir=args.checkpoints,
                         threads=args.threads)
-    if args.json:
+    if args.format == "json":
         print_json(summary)
         return 0
+    others = f", {summary['by_others']} ran by other workers" if summary["by_others"] else ""
     print(f"{summary['line']} ({summary['profile']}) -> {summary['db']}: {summary['total']} runs; "
           f"{summary['skipped_done']} already done, {summary['ran']} ran ({summary['done']} done, "
-          f"{summary['failed']} failed), {summary['skipped_failed']} failed earlier and skipped "
+          f"{summary['failed']} failed){others}, {summary['skipped_failed']} failed earlier and skipped "
           f"(use --retry-failed); {summary['wall_s']:.0f} s")
     for f in summary["failures"]:
         print(f"  failed {f['key']} {f['run']}: {f['error'].splitlines()[0]}")
@@ -146,7 +109,7 @@ def dry_run(args) -> int:
                      "train_max_len": s.train_max_len, "size": s.size, "encoding": s.encoding,
                      "train_size": s.train_size, "seed": s.seed})
     t = profile.in_training if line == "in_distribution" else profile.lg_training
-    if args.json:
+    if args.format == "json":
         print_json({"line": line, "profile": profile.name, "runs": len(specs),
                     "expected_time": profile.expected_time,
                     "training": {"steps": t.steps, "batch_size": t.batch_size, "lr": t.lr,
@@ -167,22 +130,40 @@ def cmd_runs(args) -> int:
     line = args.line.replace("-", "_") if args.line else None
     with _open(args.db) as store:
         counts = store.counts(line)
-        print_table([(k, v) for k, v in counts.items()], ("status", "runs"))
-        failed = store.records(line=line, status="failed")
-        if failed:
-            print("\nfailures:")
-            for rec in failed:
-                s = rec.spec
-                where = f"n={s['n']}" if s.get("n") is not None else f"train<={s.get('train_max_len')}"
-                print(f"  {rec.key} {rec.line} {s['task']} {where} "
-                      f"{s['model']['size']}/{s['model']['encoding']} seed={s['seed']}: "
-                      f"{(rec.error or '').splitlines()[0] if rec.error else ''}")
+        scan = store.scan(line=line, status="failed")
+        bad = store.scan(line=line).problems
+    failures = []
+    for rec in scan.records:
+        s = rec.spec
+        model = s.get("model") or {}
+        where = f"n={s['n']}" if s.get("n") is not None else f"train<={s.get('train_max_len')}"
+        failures.append({"key": rec.key, "line": rec.line, "run": (
+            f"{s['task']} {where} {model.get('size')}/{model.get('encoding')} "
+            f"seed={s.get('seed')}"), "error": rec.error or ""})
+    if args.format == "json":
+        print_json({"db": str(args.db), "counts": counts, "failures": failures,
+                    "unreadable": [{"key": p.key, "problem": p.what} for p in bad]})
+        return 0
+    print_table([(k, v) for k, v in counts.items()], ("status", "runs"))
+    if failures:
+        print("\nfailures:")
+        for f in failures:
+            first = f["error"].splitlines()[0] if f["error"] else ""
+            print(f"  {f['key']} {f['line']} {f['run']}: {first}")
+    if bad:
+        print(f"\nunreadable rows ({len(bad)}, counted above but left out of export and "
+              f"report):")
+        for p in bad:
+            print(f"  {p}")
     return 0
 
 
 def cmd_export(args) -> int:
+    from ..experiments.store import format_runs
     with _open(args.db) as store:
-        text = store.export(args.format)
+        scan = store.scan()
+    text = format_runs(scan.records, args.format)
+    _warn_problems(scan.problems)
     if args.output:
         from ..errors import ConfigError
         try:

@@ -1,6 +1,9 @@
-"""Executors: where the runs of a sweep execute. All call :func:`run_one` on a spec dict and
-hand ``(key, status, payload)`` back to the sweep, which alone writes the store (so a
-worker never holds the database, and a killed sweep loses only the runs in flight).
+"""Executors: where the runs of a sweep execute. Each takes its runs one at a time from
+``next_run()`` (the sweep's claim on the store: a spec item, or None when no run is left
+for this worker), calls :func:`run_one` on it and hands ``(key, status, payload)`` back to
+the sweep, which alone writes the store (so a worker never holds the database, and a killed
+sweep loses only the runs in flight). An executor claims a run only when it has a free slot,
+so concurrent sweeps on one store split the runs between them.
 
 * ``inprocess`` - one run after another in this process (default).
 * ``pool`` - a local process pool of ``workers`` processes (spawned), the machine's cores
@@ -18,9 +21,10 @@ from typing import Callable
 from ..errors import ConfigError, TheorybenchError
 
 EXECUTORS = ("inprocess", "pool", "ray")
-# callback(key, status, payload): status "running" (payload None), "done" (metrics dict)
-# or "failed" (error text).
+# callback(key, status, payload): status "done" (metrics dict) or "failed" (error text).
 Callback = Callable[[str, str, object], None]
+# next_run() -> {"key", "spec", "label"} or None: the next run this worker holds.
+NextRun = Callable[[], "dict | None"]
 
 
 def cpu_count() -> int:
@@ -60,36 +64,38 @@ def _pool_init(threads: int) -> None:
     set_threads(threads)
 
 
-def run_inprocess(specs: list[dict], callback: Callback, device="cpu", checkpoint_dir=None,
+def run_inprocess(next_run: NextRun, callback: Callback, device="cpu", checkpoint_dir=None,
                   threads=None, progress=None, **_) -> None:
     """``progress`` None: a tqdm bar per run when stderr is a terminal. ``threads`` sets
     torch's thread count for the sweep and is restored afterwards."""
     import torch
     before = torch.get_num_threads()
     try:
-        for spec in specs:
-            callback(spec["key"], "running", None)
+        while (spec := next_run()) is not None:
             status, payload = run_one(spec["spec"], device, checkpoint_dir, threads, progress)
             callback(spec["key"], status, payload)
     finally:
         torch.set_num_threads(before)
 
 
-def run_pool(specs: list[dict], callback: Callback, workers: int = 2, device="cpu",
+def run_pool(next_run: NextRun, callback: Callback, workers: int = 2, device="cpu",
              checkpoint_dir=None, threads=None, **_) -> None:
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     threads = threads or max(1, cpu_count() // workers)
-    pending = list(specs)
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                              initializer=_pool_init, initargs=(threads,)) as pool:
-        running = {}
-        while pending or running:
-            while pending and len(running) < workers:
-                item = pending.pop(0)
-                callback(item["key"], "running", None)
+        running, more = {}, True
+        while True:
+            while more and len(running) < workers:
+                item = next_run()
+                if item is None:
+                    more = False
+                    break
                 fut = pool.submit(run_one, item["spec"], device, checkpoint_dir, threads)
                 running[fut] = item["key"]
+            if not running:
+                break
             done, _ = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
                 key = running.pop(fut)
@@ -109,7 +115,7 @@ def import_ray():
     return ray
 
 
-def run_ray(specs: list[dict], callback: Callback, workers: int = 2, device="cpu",
+def run_ray(next_run: NextRun, callback: Callback, workers: int = 2, device="cpu",
             checkpoint_dir=None, threads=None, address: str | None = None, **_) -> None:
     ray = import_ray()
     started = False
@@ -120,14 +126,17 @@ def run_ray(specs: list[dict], callback: Callback, workers: int = 2, device="cpu
         started = True
     try:
         remote = ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)(run_one)
-        pending = list(specs)
-        running = {}
-        while pending or running:
-            while pending and len(running) < workers:
-                item = pending.pop(0)
-                callback(item["key"], "running", None)
+        running, more = {}, True
+        while True:
+            while more and len(running) < workers:
+                item = next_run()
+                if item is None:
+                    more = False
+                    break
                 ref = remote.remote(item["spec"], device, checkpoint_dir, threads or 1)
                 running[ref] = item["key"]
+            if not running:
+                break
             done, _ = ray.wait(list(running), num_returns=1)
             for ref in done:
                 key = running.pop(ref)

@@ -1,27 +1,42 @@
 """A sweep: expand a profile's grid into run specs, skip those already done in the store,
 run the rest on an executor, record each result (or failure) as it arrives.
 
-Resuming: a sweep stopped at any moment (even by SIGKILL) keeps every finished run; runs
-left ``queued`` or ``running`` are run again by the next sweep and ``done`` ones never are.
-Failed runs are recorded with their error and the sweep goes on; ``retry_failed=True``
-runs them again.
+Sharing: each sweep is a worker with its own id; it claims runs one at a time from the store
+(a lease, see :mod:`.store`), so several sweeps on one store (two terminals, pools on two
+machines) split the grid and train every run once. While its runs train, a thread refreshes
+their heartbeat. When no run is left to claim, a sweep waits for the runs other live workers
+hold, and takes over any whose worker dies (its heartbeat older than ``lease_timeout``, or
+at once for a vanished process of this host); so a sweep returns with its whole grid done
+or failed.
+
+Resuming: a sweep stopped at any moment (even by SIGKILL) keeps every finished run; one
+stopped by Ctrl-C or SIGTERM hands its runs in flight back (``queued``), and those of a
+killed one are taken over as above; ``done`` runs are never run again. Failed runs are
+recorded with their error and the sweep goes on; ``retry_failed=True`` runs those that
+failed before the sweep began again.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+import threading
 import time
+from pathlib import Path
 from typing import Sequence
 
 from ..errors import ConfigError
 from .executors import get_executor
 from .profiles import expand, get_profile
 from .spec import LINES
-from .store import DEFAULT_DB, ResultsStore
+from .store import DEFAULT_DB, HEARTBEAT_S, LEASE_TIMEOUT_S, Heartbeat, ResultsStore, new_worker_id
 from .trainer import pick_device
 
 _LINE_ALIASES = {"in-distribution": "in_distribution",
                  "length-generalization": "length_generalization"}
+#: Seconds between looks at the store while other workers hold this sweep's last runs.
+POLL_S = 1.0
 
 
 def normalize_line(line: str) -> str:
@@ -42,79 +57,157 @@ def validate(specs) -> None:
             (in_distribution if spec.line == "in_distribution" else length_generalization).prepare(spec)
 
 
-def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smoke",
-              db: str = DEFAULT_DB, executor: str = "inprocess", workers: int = 1,
-              seeds: Sequence[int] | None = None, retry_failed: bool = False,
-              progress: bool = True, address: str | None = None, device: str = "cpu",
-              checkpoint_dir: str | None = None, threads: int | None = None,
-              specs=None) -> dict:
-    """Run the sweep; returns a summary: ``{"line", "profile", "db", "executor", "total",
-    "skipped_done", "skipped_failed", "ran", "done", "failed", "failures" ([{key, task,
-    error}]), "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid."""
-    line = normalize_line(line)
-    prof = get_profile(profile)
-    if workers < 1:
+def check_run_options(executor: str = "inprocess", workers: int = 1,
+                      address: str | None = None, threads: int | None = None,
+                      device: str = "cpu", checkpoint_dir: str | None = None,
+                      create: bool = True) -> str:
+    """The option checks of a sweep, shared by :func:`run_sweep` and a dry run, before any
+    work: the executor (and Ray when asked for), ``workers``/``threads`` >= 1, a parallel
+    executor for several workers, ``address`` only with Ray, the device, and a
+    ``checkpoint_dir`` that is (or can be made) a writable directory (a dry run passes
+    ``create=False`` and leaves no directory behind). Returns the device resolved."""
+    if not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"--workers must be >= 1, got {workers}")
+    get_executor(executor)  # unknown executor (or Ray not installed) refused
     if executor == "inprocess" and workers > 1:
         raise ConfigError(f"--workers {workers} needs a parallel executor: add --executor pool "
                           f"(local processes) or --executor ray")
     if address and executor != "ray":
         raise ConfigError("--address is the address of a Ray cluster; add --executor ray")
-    if threads is not None and threads < 1:
+    if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise ConfigError(f"--threads must be >= 1, got {threads}")
+    resolved = str(pick_device(device))  # "auto" resolved; unknown, or cuda without a GPU, refused
+    if checkpoint_dir:
+        check_writable_dir(checkpoint_dir, "--checkpoints", create=create)
+    return resolved
+
+
+def check_writable_dir(path: str | os.PathLike, what: str, create: bool) -> None:
+    """ConfigError unless ``path`` is (or can be made) a writable directory. With ``create``
+    False the directories made to find out are removed again."""
+    p = Path(path)
+    missing = []
+    probe = p
+    while not probe.exists() and probe != probe.parent:
+        missing.append(probe)
+        probe = probe.parent
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: the directory cannot be created "
+                          f"({exc.strerror or exc})") from None
+    finally:
+        if not create:
+            for d in missing:  # deepest first
+                try:
+                    d.rmdir()
+                except OSError:
+                    pass
+    if not os.access(probe if not create else p, os.W_OK | os.X_OK):
+        raise ConfigError(f"{what} {path}: the directory is not writable (permission denied)")
+
+
+def _raise_interrupt(signum, frame):
+    raise KeyboardInterrupt  # so that the sweep hands its runs back, as for Ctrl-C
+
+
+def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smoke",
+              db: str = DEFAULT_DB, executor: str = "inprocess", workers: int = 1,
+              seeds: Sequence[int] | None = None, retry_failed: bool = False,
+              progress: bool = True, address: str | None = None, device: str = "cpu",
+              checkpoint_dir: str | None = None, threads: int | None = None,
+              specs=None, lease_timeout: float = LEASE_TIMEOUT_S,
+              heartbeat_s: float = HEARTBEAT_S) -> dict:
+    """Run the sweep; returns a summary: ``{"line", "profile", "db", "executor", "worker",
+    "total", "skipped_done", "skipped_failed", "ran", "done", "failed", "by_others" (runs of
+    the grid other workers finished meanwhile), "failures" ([{key, run, error}]),
+    "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid."""
+    line = normalize_line(line)
+    prof = get_profile(profile)
+    device = check_run_options(executor, workers, address, threads, device, checkpoint_dir)
     threads = threads if threads is not None else prof.threads
-    device = str(pick_device(device))  # "auto" resolved; cuda without a GPU refused here
     run = get_executor(executor)
     specs = list(specs) if specs is not None else expand(line, profile, tasks, seeds)
     validate(specs)
     start = time.perf_counter()
+    began = time.time()
+    worker = new_worker_id()
     store = ResultsStore(db)
+    main_thread = threading.current_thread() is threading.main_thread()
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt) if main_thread else None
     try:
         store.queue(specs)
-        status = store.status_of(s.key for s in specs)
-        todo, skipped_done, skipped_failed = [], 0, 0
-        for s in dict((s.key, s) for s in specs).values():
-            st = status.get(s.key)
+        unique = dict((s.key, s) for s in specs)
+        status = store.status_of(unique)
+        keys, skipped_done, skipped_failed = [], 0, 0
+        for key in unique:
+            st = status.get(key)
             if st == "done":
                 skipped_done += 1
             elif st == "failed" and not retry_failed:
                 skipped_failed += 1
             else:
-                todo.append({"key": s.key, "spec": s.to_dict(), "label": s.describe()})
-        labels = {t["key"]: t["label"] for t in todo}
+                keys.append(key)
+        labels = {k: unique[k].describe() for k in keys}
+        retry_before = began if retry_failed else None
         summary = {"line": line, "profile": profile, "db": str(db), "executor": executor,
-                   "total": len(specs), "skipped_done": skipped_done,
+                   "worker": worker, "total": len(specs), "skipped_done": skipped_done,
                    "skipped_failed": skipped_failed, "ran": 0, "done": 0, "failed": 0,
-                   "failures": []}
+                   "by_others": 0, "failures": []}
         t0 = {}
 
+        def next_run():
+            key = store.claim(keys, worker, lease_timeout, retry_before)
+            if key is None:
+                return None
+            t0[key] = time.perf_counter()
+            return {"key": key, "spec": unique[key].to_dict(), "label": labels[key]}
+
         def callback(key, st, payload):
-            if st == "running":
-                store.mark_running(key)
-                t0[key] = time.perf_counter()
-                return
             summary["ran"] += 1
             if st == "done":
-                store.mark_done(key, payload)
+                kept = store.mark_done(key, payload, worker=worker)
                 summary["done"] += 1
                 what = _headline(payload)
             else:
-                store.mark_failed(key, payload)
+                kept = store.mark_failed(key, payload, worker=worker)
                 summary["failed"] += 1
                 summary["failures"].append({"key": key, "run": labels[key], "error": payload})
                 what = "FAILED: " + str(payload).splitlines()[0]
+            if not kept:
+                what += " (not recorded: another worker took this run over)"
             if progress:
                 took = time.perf_counter() - t0.get(key, time.perf_counter())
-                print(f"[{summary['ran']}/{len(todo)}] {labels[key]}: {what} ({took:.1f} s)",
+                print(f"[{summary['ran']}] {labels[key]}: {what} ({took:.1f} s)",
                       file=sys.stderr, flush=True)
 
         if progress:
             print(f"{line} ({profile}): {len(specs)} runs, {skipped_done} already done, "
-                  f"{len(todo)} to run on {executor}", file=sys.stderr, flush=True)
-        run(todo, callback, workers=workers, device=device, checkpoint_dir=checkpoint_dir,
-            threads=threads, address=address, progress=None if progress else False)
+                  f"{len(keys)} to run on {executor}", file=sys.stderr, flush=True)
+        waiting_said = False
+        with Heartbeat(db, worker, heartbeat_s):
+            while True:
+                run(next_run, callback, workers=workers, device=device,
+                    checkpoint_dir=checkpoint_dir, threads=threads, address=address,
+                    progress=None if progress else False)
+                takeable, held = store.outstanding(keys, worker, lease_timeout, retry_before)
+                while not takeable and held:
+                    if progress and not waiting_said:
+                        print(f"waiting for {held} run(s) other workers hold on {db}",
+                              file=sys.stderr, flush=True)
+                        waiting_said = True
+                    time.sleep(POLL_S)
+                    takeable, held = store.outstanding(keys, worker, lease_timeout, retry_before)
+                if not takeable:
+                    break
+        summary["by_others"] = len(keys) - summary["ran"]
     finally:
-        store.close()
+        try:
+            store.release(worker)  # runs in flight when stopped go back to the queue
+        finally:
+            store.close()
+            if main_thread:
+                signal.signal(signal.SIGTERM, old_term)
     summary["wall_s"] = round(time.perf_counter() - start, 2)
     return summary
 

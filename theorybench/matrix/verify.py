@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..errors import StoreError
+from ..experiments.store import DEFAULT_DB
 from .empirical import Thresholds
 from .report import build_report, write_report
 
@@ -51,21 +52,24 @@ def derive_predictions(max_n: int = 12, seed: int = 0, progress: bool = True,
     return [p.to_dict() for p in preds]
 
 
-def store_records(db: str | Path, must_exist: bool = False) -> list[Any]:
-    """The store's records; a missing or empty (0-byte) file has none and is not created."""
-    from ..experiments.store import ResultsStore
+def store_scan(db: str | Path, must_exist: bool = False) -> Any:
+    """The store's readable records and its unreadable rows (a ``store.Scan``), read-only;
+    a missing or empty (0-byte) file has none and is not created."""
+    from ..experiments.store import ResultsStore, Scan
 
     path = Path(db)
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         if must_exist:
             raise StoreError(f"results store {db} does not exist; produce one with "
                              "`theorybench verify --profile smoke` or `theorybench run ...`")
-        return []
-    store = ResultsStore(db)
-    try:
-        return store.records()
-    finally:
-        store.close()
+        return Scan()
+    with ResultsStore(db, readonly=True) as store:
+        return store.scan()
+
+
+def store_records(db: str | Path, must_exist: bool = False) -> list[Any]:
+    """The store's readable records (see :func:`store_scan`)."""
+    return store_scan(db, must_exist).records
 
 
 def check_paths(out: str | Path, db: str | Path) -> None:
@@ -78,7 +82,7 @@ def check_paths(out: str | Path, db: str | Path) -> None:
     if path.is_dir():
         raise StoreError(f"--db {db} is a folder; give a file path for the results store")
     if path.exists() and path.stat().st_size > 0:
-        ResultsStore(db).close()  # raises StoreError for a foreign or incompatible file
+        ResultsStore(db, readonly=True).close()  # StoreError: a foreign or incompatible file
 
 
 def describe_sweep(summary: dict[str, Any]) -> str:
@@ -92,13 +96,16 @@ def describe_sweep(summary: dict[str, Any]) -> str:
 
 
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
-           thresholds: Thresholds = Thresholds()) -> dict[str, Path]:
-    rep = build_report(predictions, store_records(db), thresholds, store_name=f"store {db}")
+           thresholds: Thresholds = Thresholds(), min_status: str | None = None) -> dict[str, Path]:
+    scan = store_scan(db)
+    rep = build_report(predictions, scan.records, thresholds, store_name=f"store {db}",
+                       min_status=min_status)
+    rep.missing.extend(f"{p} (the run is left out)" for p in scan.problems)
     return write_report(out, rep)
 
 
 def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
-           db: str | Path = "theorybench-results.sqlite", max_n: int = 12, seed: int = 0,
+           db: str | Path = DEFAULT_DB, max_n: int = 12, seed: int = 0,
            progress: bool = True, log: Callable[[str], None] = print,
            thresholds: Thresholds = Thresholds(), theories: list[str] | None = None,
            tasks: list[str] | None = None) -> dict[str, Path]:
