@@ -27,8 +27,11 @@ def tc0():
 
 def test_ac0_construction_rule(ac0):
     p = ac0.predict("binary_add")
-    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN)
+    # a builder checked up to some n is "verified <= N", never "proven" (issue 11)
+    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED)
     table = p.evidence["construction"]["table"]
+    assert p.evidence["verified_up_to"] == max(r["n"] for r in table)
+    assert p.status_label == f"verified ≤ {p.evidence['verified_up_to']}"
     assert all(r["errors"] == 0 for r in table) and max(r["n"] for r in table) >= 64
     assert p.evidence["construction"]["depth_growth"]["kind"] == "bounded"
     assert p.evidence["construction"]["size_growth"]["kind"] in ("bounded", "log", "poly")
@@ -81,7 +84,8 @@ def test_ac0_dyck_bounded_is_easy_and_dyck_has_no_ac0_builder(ac0):
 @pytest.mark.parametrize("family", ["majority", "parity", "dyck", "khop", "edge_exists"])
 def test_tc0_construction_rule(tc0, family):
     p = tc0.predict(family)
-    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN)
+    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED)
+    assert not any("rule failed" in t["outcome"] for t in p.tried)
 
 
 @pytest.mark.parametrize("family,cond", [("reach_directed", "TC0 != NL"),

@@ -23,10 +23,15 @@ def test_bapo_construction_easy():
 
 
 def test_bapo_reduction_hard():
-    p = pred("bapo", "majority")
+    # majority and reach_directed ARE the theorems' problems: the identity "reduction" is a
+    # premise check of a cited theorem (basis theorem), not a checked reduction (issue 11.1)
+    for fam in ("majority", "reach_directed"):
+        p = pred("bapo", fam)
+        assert p.verdict == Verdict.HARD and p.basis == Basis.THEOREM
+        assert p.evidence["check"]["is_identity"] and "premise checked" in p.evidence["proof"]
+    p = pred("bapo", "reach_undirected")
     assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION
-    p = pred("bapo", "reach_directed")
-    assert p.verdict == Verdict.HARD
+    assert not p.evidence["check"]["is_identity"]
 
 
 def test_bapo_row_class_rule_skips_on_growth():
@@ -49,9 +54,10 @@ def test_cycles_reduction_preserves_labels():
 
 
 def test_bapo_row_class_rule_fires_on_flat_b0():
-    # parity: exact b=0 bandwidth is 1 bit at every n -> Easy, conjectured (measured only)
+    # parity: exact b=0 bandwidth is 1 bit at every n -> Easy, extrapolated (measured only)
     p = theory("bapo").row_class("parity", Context())
-    assert p.verdict == Verdict.EASY and p.status == Status.CONJECTURED
+    assert p.verdict == Verdict.EASY and p.status == Status.EXTRAPOLATED
+    assert p.evidence["fit"]["kind"] == "bounded"
     assert set(p.evidence["b0_bandwidth_by_n"].values()) == {1}
 
 

@@ -228,7 +228,7 @@ def test_conflict_rows_are_a_sound_bound_for_partial_functions():
     from theorybench.theories.crasp import conflict_rows_by_split
     # f = 1 on the valid inputs x1 == x2: the rows [1, undefined] and [undefined, 1] are
     # distinct, yet one message serves both prefixes
-    df = SimpleNamespace(choices=[[0, 1], [0, 1]], binary=True,
+    df = SimpleNamespace(choices=[[0, 1], [0, 1]], binary=True, length=2,
                          evaluate=lambda x: np.ones(len(x), dtype=np.int64),
                          valid=lambda x: x[:, 0] == x[:, 1], task=None)
     assert distinct_rows_by_split(df) == {1: 2}

@@ -158,9 +158,9 @@ def test_predict_matrix_and_formats():
     assert by_task["parity"].status == Status.CONDITIONAL
     assert by_task["majority"].verdict == Verdict.EASY
     assert by_task["sparse_parity"].verdict == Verdict.EASY
-    assert cell(by_task["parity"]) == "Hard (lb, cond)"
+    assert cell(by_task["parity"]) == "Hard (lb, conditional)"
     md = matrix_markdown(preds)
-    assert "| parity | Hard (lb, cond) |" in md and "Cells:" in md
+    assert "| parity | Hard (lb, conditional) |" in md and "Cells:" in md
     assert matrix_csv(preds).splitlines()[0] == "task,sensitivity"
     js = json.loads(json.dumps(matrix_json(preds)))
     assert {"theory", "task", "verdict", "basis", "status", "evidence"} <= set(js[0])
@@ -189,7 +189,7 @@ def test_sensitivity_rules_evidence():
     assert ev["task_distribution"]["average_sensitivity"] == 10
     check_json(ev)
     p = st.SensitivityTheory().predict("majority")
-    assert p.rule == "sublinear average sensitivity" and p.status == Status.CONJECTURED
+    assert p.rule == "sublinear average sensitivity" and p.status == Status.EXTRAPOLATED
     assert p.tried[0]["outcome"].startswith("not linear")
 
 

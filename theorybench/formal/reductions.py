@@ -29,6 +29,8 @@ from ..errors import EnumerationTooLarge, TaskParameterError, TheoryError
 from ..tasks.base import DecisionFunction, product_space
 
 KINDS = ("projection", "general")
+#: Up to this many instances the projection property is tested on all of them.
+DEPENDENCY_ALL = 1 << 12
 
 
 def _arity(fn: Callable) -> int:
@@ -132,9 +134,12 @@ class CheckAtN:
     counterexample: dict[str, Any] | None = None
     dependency: list[int] | None = None  # per output token: the input position, -1 constant
     projection_violations: list[dict[str, Any]] = field(default_factory=list)
+    identity: bool = False  # every checked image equals its source instance
+    dependency_checked: int = 0  # instances the projection property was tested on
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "checked": self.checked, "exhaustive": self.exhaustive,
+                "identity": self.identity, "dependency_checked": self.dependency_checked,
                 "mismatches": self.mismatches, "invalid_images": self.invalid_images,
                 "counterexample": self.counterexample, "dependency": self.dependency,
                 "projection_violations": self.projection_violations[:5]}
@@ -164,13 +169,19 @@ class ReductionCheck:
         return self.labels_preserved and (self.kind != "projection" or self.is_projection)
 
     @property
+    def is_identity(self) -> bool:
+        """The map returned every checked instance unchanged: not a reduction between two
+        problems but a check that the task *is* the source problem (a theorem's premise)."""
+        return bool(self.by_n) and all(c.identity for c in self.by_n)
+
+    @property
     def counterexample(self) -> dict[str, Any] | None:
         return next((c.counterexample for c in self.by_n if c.counterexample), None)
 
     def to_dict(self) -> dict[str, Any]:
         return {"reduction": self.reduction, "source": self.source, "target": self.target,
                 "kind": self.kind, "ok": self.ok, "labels_preserved": self.labels_preserved,
-                "is_projection": self.is_projection,
+                "is_projection": self.is_projection, "is_identity": self.is_identity,
                 "ns": [c.n for c in self.by_n],
                 "checked": sum(c.checked for c in self.by_n),
                 "by_n": [c.to_dict() for c in self.by_n]}
@@ -247,7 +258,8 @@ class Reduction:
                 got[ok] = np.asarray(tgt.evaluate(y[ok])).reshape(int(ok.sum()))
         mism = ok & (got != want)
         rec = CheckAtN(n=n, checked=len(x), exhaustive=exhaustive,
-                       mismatches=int(mism.sum()), invalid_images=int((~ok).sum()))
+                       mismatches=int(mism.sum()), invalid_images=int((~ok).sum()),
+                       identity=bool(y.shape == x.shape and np.array_equal(y, x)))
         first = np.flatnonzero(mism | ~ok)
         if len(first):
             j = int(first[0])
@@ -258,7 +270,13 @@ class Reduction:
                        (f"image has length {y.shape[1]}, target expects {tgt.length}"
                         if bad_shape else "image is not a valid target instance")}
         if self.kind == "projection" and not bad_shape:
-            rec.dependency, rec.projection_violations = self._dependencies(x[:samples], n)
+            # all instances when feasible, else a uniform sample: the lexicographically
+            # first ones fix the leading positions and hide dependencies on them
+            probe = x
+            if len(x) > max(samples, DEPENDENCY_ALL):
+                probe = x[np.sort(rng.choice(len(x), size=samples, replace=False))]
+            rec.dependency_checked = int(len(probe))
+            rec.dependency, rec.projection_violations = self._dependencies(probe, n)
         return rec
 
     def _dependencies(self, x: np.ndarray, n: int):

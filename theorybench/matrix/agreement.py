@@ -42,6 +42,9 @@ class AgreementRow:
     excluded_insufficient: int
     missing_empirical: int
     disagreements: list[Disagreement] = field(default_factory=list)
+    #: decided predictions left out because their status is below ``min_status``
+    excluded_status: int = 0
+    min_status: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -91,17 +94,27 @@ def likely_cause(predicted: str, observed: str, assumptions: Iterable[str]) -> s
 
 def agreement(predictions: Iterable[Mapping[str, Any]],
               empirical: Mapping[str, Mapping[str, EmpiricalCell]],
-              assumptions: Mapping[str, Iterable[str]] | None = None) -> list[AgreementRow]:
-    """One row per (theory, line). ``predictions`` are Prediction.to_dict()-style mappings."""
+              assumptions: Mapping[str, Iterable[str]] | None = None,
+              min_status: str | None = None) -> list[AgreementRow]:
+    """One row per (theory, line). ``predictions`` are Prediction.to_dict()-style mappings.
+
+    ``min_status`` (e.g. ``"proven"``) compares only the decided cells with that status or
+    a stronger one (order: proven, verified, extrapolated, conditional, cited); the others
+    are counted in ``excluded_status``."""
+    from ..theories.base import Status, at_least
+    if min_status is not None:
+        min_status = parse_min_status(min_status)
     assumptions = assumptions or {}
-    by_theory: dict[str, dict[str, str]] = {}
+    by_theory: dict[str, dict[str, tuple[str, str]]] = {}
     for p in predictions:
-        by_theory.setdefault(p["theory"], {})[p["task"]] = p["verdict"]
+        by_theory.setdefault(p["theory"], {})[p["task"]] = (p["verdict"],
+                                                            p.get("status", "none"))
     rows = []
     for theory, verdicts in by_theory.items():
         for line, cells in empirical.items():
-            row = AgreementRow(theory, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0)
-            for task, predicted in sorted(verdicts.items()):
+            row = AgreementRow(theory, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0,
+                               min_status=min_status)
+            for task, (predicted, status) in sorted(verdicts.items()):
                 cell = cells.get(task)
                 if cell is None:
                     row.missing_empirical += 1
@@ -109,6 +122,14 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
                 if predicted not in (EASY, HARD):
                     row.excluded_unknown += 1
                     continue
+                if min_status is not None:
+                    try:
+                        ok = at_least(Status(status), min_status)
+                    except ValueError:
+                        ok = False
+                    if not ok:
+                        row.excluded_status += 1
+                        continue
                 if cell.verdict not in (EASY, HARD):
                     row.excluded_insufficient += 1
                     continue
@@ -130,6 +151,20 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
             row.precision_hard = _ratio(row.hard_correct, row.hard_predicted)
             rows.append(row)
     return rows
+
+
+def parse_min_status(value: str) -> str:
+    """A ``--min-status`` value (proven, verified, extrapolated, conditional, cited)."""
+    from ..errors import ConfigError
+    from ..theories.base import STATUS_ORDER
+    names = [s.value for s in STATUS_ORDER]
+    v = str(value).strip().lower()
+    if v.startswith("verified"):
+        v = "verified"
+    if v not in names:
+        raise ConfigError(f"--min-status {value!r} is not a status; use one of "
+                          f"{', '.join(names)} (strongest first)")
+    return v
 
 
 def best_theory(rows: Iterable[AgreementRow]) -> dict[str, dict[str, Any]]:

@@ -16,7 +16,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from .empirical import EmpiricalCell  # noqa: E402
-from .tables import STATUS_MARK  # noqa: E402
+from .tables import STATUS_MARK_LEGEND, status_mark  # noqa: E402
 
 COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insufficient": "#ffffff",
            None: "#ffffff"}
@@ -44,7 +44,7 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
     if not tasks:
         return _placeholder(path, "Prediction matrix", "no tasks to show")
     pred = {(p["theory"], p["task"]): p["verdict"] for p in predictions}
-    status = {(p["theory"], p["task"]): STATUS_MARK.get(p.get("status", ""), "") for p in predictions}
+    status = {(p["theory"], p["task"]): status_mark(p) for p in predictions}
     lines = list(empirical)
     cols = list(theories) + lines
     fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(cols), 0.8 + 0.38 * len(tasks)))
@@ -71,7 +71,7 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
         ax.axvline(len(theories), color="black", linewidth=1.5)
     ref_txt = f"; ✓/✗ = agrees with {reference_line}" if reference_line else ""
     ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown; "
-                 f"* conditional, ~ conjectured{ref_txt})\nEmpirical cells: E/H verdict, "
+                 f"status: {STATUS_MARK_LEGEND}{ref_txt})\nEmpirical cells: E/H verdict, "
                  f"- too few runs, n/a no runs of that line for the task", fontsize=9)
     return _save(fig, path)
 

@@ -62,7 +62,8 @@ def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
 
 
 def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any],
-                 thresholds: Thresholds = Thresholds(), store_name: str = "the store") -> Report:
+                 thresholds: Thresholds = Thresholds(), store_name: str = "the store",
+                 min_status: str | None = None) -> Report:
     preds = [dict(p) for p in predictions]
     records = list(records)
     theory_names = list(dict.fromkeys(p["theory"] for p in preds))
@@ -73,7 +74,7 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     task_names = [t for t in known if t in seen] + sorted(seen - set(known))
     infos = theory_infos(theory_names)
     emp = empirical_cells(records, thresholds)
-    rows = agreement(preds, emp, {i.name: i.assumptions for i in infos})
+    rows = agreement(preds, emp, {i.name: i.assumptions for i in infos}, min_status=min_status)
     missing = _missing(preds, records, emp, task_names, store_name)
     tables = {"predictions": prediction_table(preds, theory_names, task_names),
               "empirical": empirical_table(emp, task_names, thresholds),

@@ -16,8 +16,19 @@ from .agreement import AgreementRow
 from .empirical import EmpiricalCell, Thresholds
 
 MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-"}
-#: Compact status marks for the heatmap (the tables spell the status out).
-STATUS_MARK = {"proven": "", "conditional": "*", "conjectured": "~", "none": ""}
+#: Compact status marks for the heatmap (the tables spell the status out); legend below.
+STATUS_MARK = {"proven": "P", "verified": "V", "extrapolated": "~", "conditional": "*",
+               "cited": "c", "none": ""}
+STATUS_MARK_LEGEND = ("P proven, V verified ≤ N (N in the tables), ~ extrapolated, "
+                      "* conditional, c cited")
+
+
+def status_mark(p: Mapping[str, Any]) -> str:
+    """The heatmap's mark for a prediction mapping (old stored statuses are mapped)."""
+    try:
+        return STATUS_MARK[Status(p.get("status", "none")).value]
+    except ValueError:
+        return "?"
 
 
 @dataclass
@@ -48,7 +59,8 @@ class Table:
     def latex(self) -> str:
         esc = lambda s: (s.replace("\\", r"\textbackslash{}").replace("&", r"\&")
                          .replace("%", r"\%").replace("_", r"\_").replace("#", r"\#")
-                         .replace("~", r"\textasciitilde{}").replace("*", r"$^*$"))
+                         .replace("~", r"\textasciitilde{}").replace("*", r"$^*$")
+                         .replace("≤", r"$\le$"))
         lines = [r"\begin{tabular}{" + "l" * len(self.header) + "}", r"\hline",
                  " & ".join(esc(h) for h in self.header) + r" \\", r"\hline"]
         lines += [" & ".join(esc(c) for c in r) + r" \\" for r in self.rows]
@@ -62,11 +74,18 @@ class Table:
                 "latex": self.latex}[fmt]()
 
 
+def _as_prediction(p: Mapping[str, Any]) -> Prediction:
+    ev = dict(p.get("evidence") or {})
+    label = p.get("status_label") or str(p.get("status", ""))
+    if "verified_up_to" not in ev and label.startswith("verified ≤ "):
+        ev["verified_up_to"] = label.split("≤ ", 1)[1]
+    return Prediction(p["theory"], p["task"], Verdict(p["verdict"]),
+                      Basis(p.get("basis", "none")), Status(p.get("status", "none")), ev, "")
+
+
 def prediction_cell(p: Mapping[str, Any]) -> str:
-    """The same cell text as ``theorybench predict`` (e.g. ``Hard (lb, cond)``)."""
-    return cell(Prediction(p["theory"], p["task"], Verdict(p["verdict"]),
-                           Basis(p.get("basis", "none")), Status(p.get("status", "none")),
-                           {}, ""))
+    """The same cell text as ``theorybench predict`` (e.g. ``Hard (lb, verified ≤ 12)``)."""
+    return cell(_as_prediction(p))
 
 
 def prediction_table(predictions: Sequence[Mapping[str, Any]], theories: Sequence[str],
@@ -80,7 +99,8 @@ def prediction_table(predictions: Sequence[Mapping[str, Any]], theories: Sequenc
             row.append(prediction_cell(p) if p else "")
         rows.append(row)
     for p in predictions:
-        records.append({k: p[k] for k in ("theory", "task", "verdict", "basis", "status")})
+        records.append({**{k: p[k] for k in ("theory", "task", "verdict", "basis", "status")},
+                        "status_label": _as_prediction(p).status_label})
     return Table("Predictions", ["task", *theories], rows, records, LEGEND)
 
 
@@ -122,6 +142,7 @@ def _pct(x: float | None) -> str:
 
 
 def agreement_table(rows: Iterable[AgreementRow]) -> Table:
+    rows = list(rows)
     header = ["theory", "line", "compared", "accuracy", "precision Easy", "precision Hard",
               "unknown excl.", "insufficient excl.", "disagreements"]
     out, records = [], []
@@ -135,4 +156,9 @@ def agreement_table(rows: Iterable[AgreementRow]) -> Table:
     caption = ("Precision Easy = of the tasks the theory calls Easy, the fraction observed "
                "Easy (correct/predicted); likewise Hard. Unknown predictions and cells with "
                "too few runs are excluded and counted.")
+    floor = next((r.min_status for r in rows if r.min_status), None)
+    if floor:
+        caption += (f" Only cells with status {floor} or stronger are compared "
+                    f"(--min-status); excluded below it: "
+                    f"{sum(r.excluded_status for r in rows)} cell-line pairs.")
     return Table("Agreement", header, out, records, caption)

@@ -15,7 +15,8 @@ from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from ..formal.growth import classify_growth
 from ..formal.circuits.hardness import checked
 from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
-from ..formal.circuits.verify import construction_table
+from ..errors import ResourceLimitError
+from ..formal.circuits.verify import construction_table, default_ns
 
 #: Boppana rule: the fitted exponent c of as(m) ~ m^c must be at least this.
 MIN_EXPONENT = 0.3
@@ -26,11 +27,24 @@ MAX_SENS_BITS = 18
 def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
     """A builder whose circuits are verified for every n tried, with bounded depth and
     polynomial size -> Easy (proven: the construction is the certificate)."""
-    res = construction_table(family, basis, seed=ctx.seed)
+    ns = list(default_ns(family))
+    dropped: list[str] = []
+    while True:
+        # an n whose circuit exceeds the builders' limits is left out (and said so), not
+        # turned into a crashed rule: the smaller n still verify the builder
+        try:
+            res = construction_table(family, basis, ns=ns, seed=ctx.seed)
+            break
+        except ResourceLimitError as exc:
+            if len(ns) <= 1:
+                return RuleSkip(f"no n of {family} fits the circuit builders: {exc}")
+            dropped.append(f"n={ns.pop()}: {exc}")
     if res is None:
         return RuleSkip(f"no {'AND/OR/NOT' if basis == 'ac0' else 'threshold or AND/OR/NOT'} "
                         f"circuit builder for {family}")
     ev: dict[str, Any] = {"construction": res.to_dict()}
+    if dropped:
+        ev["sizes_left_out"] = dropped[-1:]
     if not res.verified:
         bad = next(ch for ch in res.checks if ch.errors)
         return RuleSkip(f"the {res.builder.basis} builder for {family} disagrees with the task "
@@ -45,12 +59,14 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> 
     exh = [ch.n for ch in res.checks if ch.exhaustive]
     if basis == "tc0" and res.builder.basis == "ac0":
         ev["theorem"] = AC0_IN_TC0.to_dict()
+    # a fixed builder checked up to the largest n: the all-n claim extrapolates from it
+    ev["verified_up_to"] = int(last.n)
     expl = (f"{res.builder.description}: verified against the task reference for n in "
             f"{[ch.n for ch in res.checks]} (exhaustively up to n={max(exh) if exh else 'none'}, "
             f"on samples beyond); depth stays {last.depth} and size grows as "
             f"{res.size_fit.formula} ({res.size_fit.kind}), so the family is in "
             f"{basis.upper()}")
-    return theory.prediction(family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev, expl)
+    return theory.prediction(family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev, expl)
 
 
 @functools.lru_cache(maxsize=64)
@@ -81,10 +97,40 @@ def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...]
     return tuple(ms), tuple(values), "uniform"
 
 
-def boppana_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSkip:
+def _closed_form(ms, values) -> str | None:
+    """A closed form of the average sensitivity, valid for every m, that the exact values
+    match at every measured m: parity (as = m) or a threshold function [#1 >= t] with
+    t = floor(m/2)+1 or ceil(m/2) (as = 2 t C(m, t) / 2^m ~ sqrt(2m/pi)). Either grows
+    like a power of m, above every polylog."""
+    from fractions import Fraction
+    from math import comb
+
+    def close(v: float, exact: Fraction) -> bool:
+        return abs(v - float(exact)) <= 1e-9 * max(1.0, float(exact))
+
+    if all(close(v, Fraction(m)) for m, v in zip(ms, values)):
+        return "parity: as(m) = m exactly for every m (every bit flip changes the output)"
+    for name, t_of in (("majority, ties to 1", lambda m: (m + 1) // 2),
+                       ("majority, ties to 0", lambda m: m // 2 + 1)):
+        if all(close(v, Fraction(2 * t_of(m) * comb(m, t_of(m)), 2 ** m))
+               for m, v in zip(ms, values)):
+            return (f"{name}: as(m) = 2 t C(m, t) / 2^m with t = {'ceil(m/2)' if '1' in name else 'floor(m/2)+1'} "
+                    f"for every m (the flips across the threshold weight), ~ sqrt(2m/pi)")
+    return None
+
+
+def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
+                            model: str = "a constant-depth polynomial-size AND/OR/NOT "
+                                         "family") -> Prediction | RuleSkip:
     """Average sensitivity growing like m^c (c >= MIN_EXPONENT) in the number m of input
     bits -> not in AC0 (Boppana 1997: depth-d size-s circuits have average sensitivity
-    O((log s)^(d-1)), polylogarithmic for polynomial size and constant depth)."""
+    O((log s)^(d-1)), polylogarithmic for polynomial size and constant depth). Shared by
+    the AC0 theory and Star-free[pos] (whose programs define FO[Arb] = non-uniform AC0
+    languages), with one threshold.
+
+    A power-law fit over m <= MAX_SENS_BITS bits cannot tell m^c from (log m)^3 (the fit of
+    (log m)^3 on small m has exponent ~1.65), so a fit alone gives ``extrapolated``;
+    ``proven`` needs a closed form valid for every m (:func:`_closed_form`)."""
     series = _sensitivity_series(family)
     if isinstance(series, str):
         return RuleSkip(series)
@@ -96,11 +142,21 @@ def boppana_rule(theory: Theory, family: str, ctx: Context) -> Prediction | Rule
             and values[-1] > values[0]):
         return RuleSkip(f"average sensitivity grows as {fit.formula} ({fit.kind}), not like "
                         f"m^c with c >= {MIN_EXPONENT}", ev)
+    closed = _closed_form(ms, values)
+    status = Status.EXTRAPOLATED
+    if closed is not None:
+        ev["proof"] = f"closed form matched at m = {list(ms)}: {closed}"
+        status = Status.PROVEN
     expl = (f"exact average sensitivity under the uniform distribution grows as {fit.formula} "
-            f"over m = {list(ms)} input bits; a constant-depth polynomial-size AND/OR/NOT "
-            f"family has polylog(m) average sensitivity (Boppana 1997), so none computes "
-            f"{family}")
-    return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev, expl)
+            f"over m = {list(ms)} input bits; {model} has polylog(m) average sensitivity "
+            f"(Boppana 1997), so none computes {family}"
+            + (f" ({closed})" if closed else
+               f" (extrapolated from m <= {ms[-1]}: a fit cannot exclude polylog growth)"))
+    return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, status, ev, expl)
+
+
+#: The AC0 theory's name for the shared rule.
+boppana_rule = sensitivity_lower_bound
 
 
 def reduction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
@@ -119,6 +175,11 @@ def reduction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Pre
               "theorem": thm.to_dict(), "closure": PROJECTION_CLOSURE.to_dict()}
         status = Status.CONDITIONAL if thm.conditional else Status.PROVEN
         cond = f", conditional on {thm.condition}" if thm.conditional else ""
+        if thm.conditional:
+            ev["condition"] = thm.condition
+        else:
+            ev["proof"] = (f"checked projection {red.name} from {known.problem.name}, whose "
+                           f"lower bound is {thm.name}")
         expl = (f"{red.name} is a projection, checked on {chk.to_dict()['checked']} instances "
                 f"(n = {[c.n for c in chk.by_n]}); {thm.name} ({thm.source.split(';')[0]}), so "
                 f"{family} is not in {basis.upper()}{cond}")

@@ -158,11 +158,12 @@ class BAPOTheory(Theory):
                 ev = {"protocol": name, "bandwidth_by_n": rows, "a": a, "b": b,
                       **_evidence(family, ctx)}
                 full = [n for n, r in rows.items() if r["inputs"] == "exhaustive"]
+                ev["verified_up_to"] = int(max(rows))
                 how = ("on all inputs" if len(full) == len(rows) else
                        f"on all inputs for n in {full} and on samples beyond" if full else
                        "on sampled inputs")
                 return self.prediction(
-                    family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev,
+                    family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
                     f"the ({a}, {b})-BAPO '{name}' solves {family} at every n in {ns} "
                     f"(verified {how}, all splits and adversarial choices of G); its "
                     f"declared bandwidth does not depend on n")
@@ -182,7 +183,7 @@ class BAPOTheory(Theory):
         tail = [pts[n] for n in ns[-3:]]
         if fit.bounded and len(set(pts.values())) == 1:
             return self.prediction(
-                family, Verdict.EASY, Basis.CONSTRUCTION, Status.CONJECTURED,
+                family, Verdict.EASY, Basis.CONSTRUCTION, Status.EXTRAPOLATED,
                 {"b0_bandwidth_by_n": pts, "fit": fit.to_dict(), **_evidence(family, ctx)},
                 f"the exact one-way communication complexity (b=0 bandwidth) of {family} is "
                 f"{tail[-1]} bit(s) at n={ns[-3:]}: the row-class protocol is a "
@@ -206,10 +207,23 @@ class BAPOTheory(Theory):
             chk = red.check(ns, rng=np.random.default_rng(ctx.seed))
             mono = all(_monotone(c.dependency) for c in chk.by_n)
             if chk.ok and mono:
+                ev = {"reduction": red.name, "check": chk.to_dict(), "source": source_note,
+                      **_evidence(family, ctx)}
+                if chk.is_identity:
+                    # no reduction at all: the task is the theorem's problem, which the
+                    # identity check confirms (issue 11 item 1) - a cited theorem, premise
+                    # checked on instances
+                    ev["proof"] = (f"premise checked: {family}'s decision function is "
+                                   f"{red.source.name} itself (labels agree on "
+                                   f"{chk.to_dict()['checked']} instances at n={ns})")
+                    return self.prediction(
+                        family, Verdict.HARD, Basis.THEOREM, Status.PROVEN, ev,
+                        f"{family} is {red.source.name} itself (checked at n={ns}); "
+                        f"{source_note}, so {family} is BAPO-hard")
+                ev["proof"] = (f"checked monotone projection {red.name} from "
+                               f"{red.source.name}, a problem with a cited lower bound")
                 return self.prediction(
-                    family, Verdict.HARD, Basis.REDUCTION, Status.PROVEN,
-                    {"reduction": red.name, "check": chk.to_dict(), "source": source_note,
-                     **_evidence(family, ctx)},
+                    family, Verdict.HARD, Basis.REDUCTION, Status.PROVEN, ev,
                     f"{red.source.name} reduces to {family} by a checked monotone projection "
                     f"(labels preserved at n={ns}); {source_note}, so {family} is BAPO-hard")
         return RuleSkip("the candidate reductions failed their check")

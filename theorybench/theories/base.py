@@ -33,10 +33,89 @@ class Basis(str, enum.Enum):
 
 
 class Status(str, enum.Enum):
+    """How much of a cell's argument was computed (docs/theories.md, "Statuses and bases").
+
+    ``VERIFIED`` is shown as ``verified ≤ N``; N is ``evidence["verified_up_to"]``.
+    """
+
     PROVEN = "proven"
+    VERIFIED = "verified"
+    EXTRAPOLATED = "extrapolated"
     CONDITIONAL = "conditional"
-    CONJECTURED = "conjectured"
+    CITED = "cited"
     NONE = "none"
+
+    @classmethod
+    def _missing_(cls, value):
+        # "verified ≤ 12" as printed; "conjectured" from predictions stored before issue 11
+        # (those were growth fits or flat measurements, i.e. extrapolations)
+        if isinstance(value, str):
+            if value.startswith("verified"):
+                return cls.VERIFIED
+            if value == "conjectured":
+                return cls.EXTRAPOLATED
+        return None
+
+
+#: Strongest first; ``--min-status S`` keeps the cells at S or stronger.
+STATUS_ORDER = (Status.PROVEN, Status.VERIFIED, Status.EXTRAPOLATED, Status.CONDITIONAL,
+                Status.CITED)
+
+
+def status_label(status: "Status | str", evidence: dict[str, Any] | None = None) -> str:
+    """The status as shown to readers: ``verified ≤ 12`` carries its N."""
+    st = Status(status) if status is not None else Status.NONE
+    if st == Status.VERIFIED:
+        n = (evidence or {}).get("verified_up_to")
+        return f"verified ≤ {n}" if n is not None else "verified"
+    return "" if st == Status.NONE else st.value
+
+
+def at_least(status: "Status | str", minimum: "Status | str") -> bool:
+    """Whether ``status`` is ``minimum`` or stronger in :data:`STATUS_ORDER`."""
+    st, lo = Status(status), Status(minimum)
+    if st not in STATUS_ORDER:
+        return False
+    return STATUS_ORDER.index(st) <= STATUS_ORDER.index(lo)
+
+
+def status_problem(p: "Prediction") -> str | None:
+    """Why a cell's status is not justified by its evidence, or None.
+
+    proven: names its proof object or checked premise (``evidence["proof"]``); verified:
+    names N (``verified_up_to``, an int); extrapolated: carries a growth fit (a dict with
+    kind/formula/candidates, or ``fit``); conditional: names its open separation
+    (``condition``); cited: says why no premise was checked (``why_cited``).
+    """
+    ev = to_jsonable(p.evidence)
+    st = p.status
+    if p.verdict == Verdict.UNKNOWN:
+        return None if st == Status.NONE else f"an Unknown cell with status {st.value}"
+    if st == Status.NONE:
+        return "a decided cell without a status"
+    if st == Status.PROVEN:
+        return None if isinstance(ev.get("proof"), str) and ev["proof"] else \
+            "proven without evidence['proof'] naming the proof object or checked premise"
+    if st == Status.VERIFIED:
+        n = ev.get("verified_up_to")
+        return None if isinstance(n, int) and not isinstance(n, bool) and n > 0 else \
+            "verified without an integer evidence['verified_up_to']"
+    if st == Status.EXTRAPOLATED:
+        return None if _has_fit(ev) else "extrapolated without a growth fit in its evidence"
+    if st == Status.CONDITIONAL:
+        return None if ev.get("condition") else "conditional without evidence['condition']"
+    if st == Status.CITED:
+        return None if ev.get("why_cited") else "cited without evidence['why_cited']"
+    return f"unknown status {st}"
+
+
+def _has_fit(ev: Any, depth: int = 0) -> bool:
+    if isinstance(ev, dict):
+        if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
+            return True
+        return depth < 3 and any(_has_fit(v, depth + 1) for k, v in ev.items()
+                                 if k != "other_rules")
+    return False
 
 
 #: The basis order; a theory's rules are sorted by it.
@@ -62,9 +141,14 @@ class Prediction:
     rule: str = ""
     tried: list[dict[str, str]] = field(default_factory=list)
 
+    @property
+    def status_label(self) -> str:
+        return status_label(self.status, self.evidence)
+
     def to_dict(self) -> dict[str, Any]:
         return {"theory": self.theory, "task": self.task, "verdict": self.verdict.value,
-                "basis": self.basis.value, "status": self.status.value, "rule": self.rule,
+                "basis": self.basis.value, "status": self.status.value,
+                "status_label": self.status_label, "rule": self.rule,
                 "evidence": to_jsonable(self.evidence), "explanation": self.explanation,
                 "tried": self.tried}
 
@@ -222,5 +306,6 @@ def check_json(evidence: dict[str, Any]) -> None:
     json.dumps(to_jsonable(evidence))
 
 
-__all__ = ["Verdict", "Basis", "Status", "Prediction", "RuleSkip", "Rule", "rule", "Context",
+__all__ = ["Verdict", "Basis", "Status", "STATUS_ORDER", "status_label", "at_least",
+           "status_problem", "Prediction", "RuleSkip", "Rule", "rule", "Context",
            "Theory", "to_jsonable", "TheoryError"]

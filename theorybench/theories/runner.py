@@ -15,17 +15,20 @@ import sys
 from typing import Any, Iterable, Sequence
 
 from ..errors import TheoryError
-from .base import Basis, Context, Prediction, Status, Theory, Verdict, to_jsonable
+from .base import Basis, Context, Prediction, Status, Theory, Verdict, status_label, to_jsonable
 
 BASIS_MARK = {Basis.CONSTRUCTION: "con", Basis.LOWER_BOUND: "lb", Basis.REDUCTION: "red",
               Basis.THEOREM: "thm", Basis.NONE: ""}
-STATUS_MARK = {Status.PROVEN: "proven", Status.CONDITIONAL: "cond",
-               Status.CONJECTURED: "conj", Status.NONE: ""}
 LEGEND = ("Cells: verdict (basis, status). Basis: con = verified construction, "
-          "lb = computed lower-bound quantity, red = checked reduction, thm = cited theorem. "
-          "Status: proven; cond = conditional on a stated assumption or conjecture; "
-          "conj = conjectured tendency. Unknown = no rule could derive a verdict "
-          "(`theorybench explain THEORY TASK` says why).")
+          "lb = computed lower-bound quantity, red = checked reduction, thm = cited theorem "
+          "(its premise checked or not, see the status). Status: proven = holds for all n "
+          "(a checked proof object, or a cited theorem whose premise about this task was "
+          "checked); verified ≤ N = a fixed object checked up to n = N, the all-n verdict "
+          "extrapolates; extrapolated = from a growth fit over the measured n; conditional = "
+          "on a named open separation or assumption; cited = a theorem applied without a "
+          "checked premise. [tokpos] / [lenpred] = the cell relies on the B-RASP[pos] "
+          "extension tokpos / binary length predicates. Unknown = no rule could derive a "
+          "verdict (`theorybench explain THEORY TASK` says why).")
 
 
 def resolve_theories(names: Sequence[str] | None) -> list[str]:
@@ -103,11 +106,13 @@ def _safe_predict(theory: Theory, family: str, ctx: Context) -> Prediction:
 # ---- formats -------------------------------------------------------------------------
 
 def cell(p: Prediction) -> str:
-    """``Hard (lb, cond)``; ``Unknown`` when no rule fired."""
+    """``Hard (lb, verified ≤ 12)``; ``Unknown`` when no rule fired. Cells that rely on a
+    B-RASP[pos] extension carry its mark (``evidence["extensions"]``)."""
     word = p.verdict.value.capitalize()
     if p.verdict == Verdict.UNKNOWN:
         return word
-    return f"{word} ({BASIS_MARK[p.basis]}, {STATUS_MARK[p.status]})"
+    marks = "".join(f" [{e}]" for e in (p.evidence or {}).get("extensions", ()))
+    return f"{word} ({BASIS_MARK[p.basis]}, {status_label(p.status, p.evidence)}){marks}"
 
 
 def _grid(preds: Iterable[Prediction]):
@@ -244,7 +249,7 @@ def explain_text(p: Prediction, theory: Theory | None = None) -> str:
     if theory is not None and theory.title:
         lines.append(f"theory: {theory.title}")
     if p.rule:
-        lines.append(f"rule: {p.rule} [{p.basis.value}, {p.status.value}]")
+        lines.append(f"rule: {p.rule} [{p.basis.value}, {p.status_label}]")
     lines += ["", "Rules tried (in order):"]
     for i, t in enumerate(p.tried, 1):
         lines.append(f"  {i}. [{t['basis']}] {t['rule']}: {t['outcome']}")

@@ -234,7 +234,8 @@ class SensitivityTheory(Theory):
         if floor >= HARD_FLOOR and c_lo >= HARD_EXPONENT:
             return self.prediction(
                 family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONDITIONAL,
-                {**prof, "criterion": f"as_n/n >= {HARD_FLOOR} for n in "
+                {**prof, "condition": "training reaches only flat, bounded-norm solutions "
+                 "(the sharp-minimum assumption, docs/theories.md §7)", "criterion": f"as_n/n >= {HARD_FLOOR} for n in "
                  f"{prof['larger_half_ns']} and log-log slope {c:.3f} (at least {c_lo:.3f} "
                  f"within the confidence intervals) >= {HARD_EXPONENT}",
                  "theorem": "a transformer fitting f on length n needs sharpness / norm / "
@@ -258,7 +259,7 @@ class SensitivityTheory(Theory):
         _, c_hi = prof["local_exponent_range"]
         if c_hi <= EASY_EXPONENT:
             return self.prediction(
-                family, Verdict.EASY, Basis.LOWER_BOUND, Status.CONJECTURED,
+                family, Verdict.EASY, Basis.LOWER_BOUND, Status.EXTRAPOLATED,
                 {**prof, "criterion": f"log-log slope of as_n {c:.3f} (at most {c_hi:.3f} "
                  f"within the confidence intervals) <= {EASY_EXPONENT} (as_n = o(n)); "
                  f"growth {prof['fit']['kind']}"},

@@ -127,7 +127,8 @@ class _StarFreeBase(Theory):
         return RuleSkip(found) if isinstance(found, str) else found
 
     def _automaton_evidence(self, res) -> dict[str, Any]:
-        ev = {"learned": res.to_dict()}
+        # a DFA learned from words up to the check length is verified up to that length
+        ev = {"learned": res.to_dict(), "verified_up_to": int(res.check_len)}
         if res.dfa is not None and res.dfa.size <= 40:
             ev["automaton"] = res.dfa.to_dict()
         return ev
@@ -147,8 +148,10 @@ class _StarFreeBase(Theory):
         ext = (" It reads query tokens with tokpos (our B-RASP[pos] extension for "
                "alphabets that name positions, see brasp.interp)." if "tokpos" in got["text"]
                else "")
+        ev = {**got, "verified_up_to": max(r["n"] for r in got["by_n"]),
+              "extensions": _extensions(got["text"])}
         return self.prediction(
-            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, got,
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
             f"the {'B-RASP[pos]' if self.positional else 'B-RASP'} program {got['program']} "
             f"({last['operations']} operations, depth {last['depth']}, the same for every n) "
             f"agrees with the reference at n = {[r['n'] for r in got['by_n']]} "
@@ -172,7 +175,7 @@ class _StarFreeBase(Theory):
         ev = self._automaton_evidence(res)
         ev["theorem"] = SCHUTZENBERGER
         return self.prediction(
-            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev,
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
             f"the minimal automaton ({res.dfa.size} states, checked on all words up to length "
             f"{res.check_len}) has an aperiodic transition monoid, so the language is "
             f"star-free and a B-RASP program exists (Schutzenberger; Yang et al. 2024)")
@@ -192,7 +195,7 @@ class _StarFreeBase(Theory):
         ev = {**self._automaton_evidence(res), "witness": wit, "restricted_to": label,
               "theorem": SCHUTZENBERGER}
         return self.prediction(
-            family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN, ev,
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.VERIFIED, ev,
             f"the minimal automaton ({res.dfa.size} states, {label}) is not aperiodic: "
             f"{wit['explanation']}; the language is not star-free, so no masked hard-attention "
             f"transformer without positions recognizes it")
@@ -218,8 +221,9 @@ class _StarFreeBase(Theory):
                 reasons.append(f"{label}: {skip.reason}")
                 continue
             return self.prediction(
-                family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONJECTURED,
-                {"learned": res.to_dict(), "restricted_to": label, "theorem": "Myhill-Nerode"},
+                family, Verdict.HARD, Basis.LOWER_BOUND, Status.EXTRAPOLATED,
+                {"learned": res.to_dict(), "restricted_to": label, "theorem": "Myhill-Nerode",
+                 "fit": _residual_fit(res)},
                 f"{label}: {res.reason}; a non-regular language is not star-free "
                 f"(extrapolated from the residual counts up to the bound)")
         return RuleSkip("residual classes do not show non-regularity ("
@@ -271,7 +275,7 @@ class StarFreePosTheory(_StarFreeBase):
         if not ok:
             return RuleSkip("the syntactic morphism is not quasi-aperiodic", {"witness": info})
         return self.prediction(
-            family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN,
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED,
             {**self._automaton_evidence(res), "quasi_aperiodicity": info, "theorem": BCST},
             f"the minimal automaton ({res.dfa.size} states) has a quasi-aperiodic morphism "
             f"(stability index {info['stability_index']}): FO[<, MOD]-definable, hence "
@@ -289,7 +293,7 @@ class StarFreePosTheory(_StarFreeBase):
             return found
         label, res, info = found
         return self.prediction(
-            family, Verdict.HARD, Basis.LOWER_BOUND, Status.PROVEN,
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.VERIFIED,
             {**self._automaton_evidence(res), "witness": info, "restricted_to": label,
              "theorem": BCST},
             f"{label}: {info['explanation']}: the language is not in AC0, and B-RASP[pos] "
@@ -300,46 +304,33 @@ class StarFreePosTheory(_StarFreeBase):
         """B-RASP[pos] programs define FO[Arb] languages, i.e. non-uniform AC0 (Barrington,
         Immerman & Straubing 1990); depth-d size-s circuits have average sensitivity
         O((log s)^(d-1)) (Boppana 1997).  Exact average sensitivity (uniform inputs)
-        growing like a power of n therefore rules out a fixed program."""
-        got = _sensitivity_growth(family, ctx.max_n)
-        if "skip" in got:
-            return RuleSkip(got["skip"])
-        fit = got["fit"]
-        if fit["kind"] not in ("poly", "exponential") or (fit["exponent"] or 0) < 0.25:
-            return RuleSkip(f"average sensitivity does not grow like a power of n "
-                            f"({fit['formula']})", got)
-        return self.prediction(
-            family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONJECTURED,
-            {**got, "theorem": "Boppana 1997; Barrington, Immerman & Straubing 1990"},
-            f"the average sensitivity grows like {fit['formula']} (values {got['values']} at "
-            f"n = {got['ns']}), above any polylog bound of AC0 circuits (Boppana), so no "
-            f"fixed B-RASP[pos] program (an AC0 family) decides it (extrapolated from n <= "
-            f"{got['ns'][-1]})")
+        growing like a power of n therefore rules out a fixed program. The computation,
+        threshold and status rule are the AC0 theory's (:func:`._rules.sensitivity_lower_bound`)."""
+        from ._rules import sensitivity_lower_bound
+        got = sensitivity_lower_bound(self, family, ctx,
+                                      model="a fixed B-RASP[pos] program (an FO[Arb], hence "
+                                            "non-uniform AC0, family; Barrington, Immerman "
+                                            "& Straubing 1990)")
+        if not isinstance(got, RuleSkip):
+            got.evidence["fo_arb"] = "Barrington, Immerman & Straubing 1990"
+        return got
 
 
-@functools.lru_cache(maxsize=64)
-def _sensitivity_growth(family: str, max_n: int) -> dict[str, Any]:
-    from ..formal.growth import classify_growth
-    from ..formal.sensitivity import average_sensitivity
-    cls = tasks.family(family)
-    ns, values = [], []
-    for n in cls.analysis_ns:
-        try:
-            df = tasks.get(family, n=n).decision_view()[0]
-        except TaskParameterError:
-            continue
-        if not df.binary or df.valid is not None:
-            return {"skip": f"{family}'s inputs are not the full cube {{0,1}}^n (Boppana's "
-                            f"bound is stated for Boolean functions on the cube)"}
-        if df.space_size() > 1 << 16:
-            break
-        ns.append(n)
-        values.append(round(float(average_sensitivity(df, exact_limit=1 << 16).value), 6))
-    if len(ns) < 3:
-        return {"skip": f"fewer than three lengths of {family} are small enough for exact "
-                        f"average sensitivity"}
-    fit = classify_growth(ns, values)
-    return {"ns": ns, "values": values, "fit": fit.to_dict()}
+def _extensions(text: str) -> list[str]:
+    """B-RASP[pos] extensions a program relies on, marked in its cell (issue 11 item 10):
+    ``tokpos`` (positions named by query tokens) and binary length predicates (``n`` in a
+    score, e.g. ``j == i - n / 2``), both beyond Yang et al.'s finite-image embeddings."""
+    import re
+    out = []
+    if "tokpos" in text:
+        out.append("tokpos")
+    if re.search(r"\bn\b", text):
+        out.append("lenpred")
+    return out
+
+
+def _residual_fit(res) -> dict[str, Any]:
+    return dict((res.growth or {}).get("fit") or {})
 
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).
