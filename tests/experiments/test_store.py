@@ -100,3 +100,167 @@ def test_sample_complexity_from_records():
     assert got[("parity", (), 8, "small", "nope", 0)] == 256
     assert got[("parity", (), 16, "small", "nope", 0)] is None
     assert len(got) == 2
+
+
+# ---- sharing a store: leases -----------------------------------------------------------
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()  # reaped: the pid names no process now
+    return proc.pid
+
+
+def test_claims_are_exclusive_and_dead_leases_taken_over(tmp_path):
+    import socket
+    import time
+
+    from theorybench.experiments.store import new_worker_id
+    s = specs()[:2]
+    keys = [x.key for x in s]
+    w1, w2 = new_worker_id(), new_worker_id()
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        store.queue(s)
+        assert store.claim(keys, w1) == keys[0]
+        assert store.claim(keys, w2) == keys[1]  # not the run w1 holds
+        assert store.claim(keys, w2) is None and store.claim(keys, w1) is None
+        assert store.outstanding(keys, w2) == (0, 1)  # w1's run, held by a live worker
+        # w1 stops beating: after the timeout its run is taken over, one more attempt
+        store.con.execute("UPDATE runs SET heartbeat=? WHERE key=?", (time.time() - 601, keys[0]))
+        assert store.claim(keys, w2, lease_timeout=600) == keys[0]
+        assert not store.mark_done(keys[0], {"test_accuracy": 0.5}, worker=w1)  # lease lost
+        assert store.mark_done(keys[0], {"test_accuracy": 0.75}, worker=w2)
+        rec = {r.key: r for r in store.records()}
+        assert (rec[keys[0]].attempts, rec[keys[0]].worker) == (2, w2)
+        assert rec[keys[0]].metrics == {"test_accuracy": 0.75}
+        # a worker of this host whose process is gone: taken over at once (fresh heartbeat)
+        gone = f"{socket.gethostname()}:{_dead_pid()}:abc"
+        store.con.execute("UPDATE runs SET worker=?, heartbeat=? WHERE key=?",
+                          (gone, time.time(), keys[1]))
+        assert store.claim(keys, w1) == keys[1]
+        # a stopped worker hands its runs back
+        assert store.release(w1) == 1
+        assert store.counts() == {"queued": 1, "running": 0, "done": 1, "failed": 0}
+
+
+def test_interrupted_sweep_leaves_no_run_running(tmp_path, monkeypatch):
+    from theorybench.experiments import in_distribution
+    from theorybench.experiments.sweep import run_sweep
+    from theorybench.experiments.trainer import TrainingConfig
+    tiny = TrainingConfig(steps=4, eval_every=2, eval_count=16, final_eval_count=16)
+    s = [RunSpec("in_distribution", "parity", n=n, training=tiny) for n in (4, 5)]
+    real, calls = in_distribution.run, []
+
+    def stop_at_second(spec, **kw):
+        calls.append(spec.n)
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # Ctrl-C (or SIGTERM) in the middle of the second run
+        return real(spec, **kw)
+    monkeypatch.setattr(in_distribution, "run", stop_at_second)
+    db = tmp_path / "i.sqlite"
+    with pytest.raises(KeyboardInterrupt):
+        run_sweep("in-distribution", specs=s, db=str(db), progress=False)
+    with ResultsStore(db) as store:
+        assert store.counts() == {"queued": 1, "running": 0, "done": 1, "failed": 0}
+        queued = store.records(status="queued")[0]
+        assert queued.spec["n"] == 5 and queued.attempts == 1 and queued.worker is None
+
+
+def test_version_1_store_read_and_upgraded(tmp_path):
+    db = tmp_path / "v1.sqlite"
+    con = sqlite3.connect(db)
+    con.executescript("""
+        PRAGMA journal_mode=WAL;
+        CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE runs (key TEXT PRIMARY KEY, line TEXT NOT NULL, spec TEXT NOT NULL,
+            status TEXT NOT NULL, metrics TEXT, error TEXT, attempts INTEGER NOT NULL DEFAULT 0,
+            created REAL NOT NULL, updated REAL NOT NULL);
+        INSERT INTO meta VALUES ('app', 'theorybench-results'), ('schema_version', '1');""")
+    spec = specs()[0]
+    con.execute("INSERT INTO runs VALUES (?, ?, ?, 'running', NULL, NULL, 1, 0, 0)",
+                (spec.key, spec.line, json.dumps(spec.to_dict())))
+    con.commit()
+    con.close()
+    with ResultsStore(db, readonly=True) as store:  # read as it is
+        assert [r.key for r in store.records()] == [spec.key]
+    with ResultsStore(db) as store:  # upgraded; the old 'running' row has no lease: taken
+        assert store.con.execute("SELECT value FROM meta WHERE name='schema_version'"
+                                 ).fetchone()[0] == str(SCHEMA_VERSION)
+        assert store.claim([spec.key], "w") == spec.key
+
+
+# ---- readers ---------------------------------------------------------------------------
+def _insert(db, key, spec_text, status="done", metrics_text=None, line="in_distribution"):
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO runs (key, line, spec, status, metrics, created, updated) "
+                "VALUES (?, ?, ?, ?, ?, 1, 1)", (key, line, spec_text, status, metrics_text))
+    con.commit()
+    con.close()
+
+
+def test_unreadable_rows_are_skipped_and_named(tmp_path):
+    db = tmp_path / "c.sqlite"
+    good = specs()
+    with ResultsStore(db) as store:
+        store.queue(good)
+        store.mark_done(good[0].key, {"test_accuracy": 0.9})
+    ok_spec = json.dumps(good[0].to_dict())
+    _insert(db, "bad-json", "{not json")
+    _insert(db, "bad-metrics", ok_spec, metrics_text="[0.9, 0.8]")
+    _insert(db, "bad-acc", ok_spec, metrics_text='{"test_accuracy": "high"}')
+    _insert(db, "bad-spec", "[1, 2]", status="queued")
+    _insert(db, "bad-bins", ok_spec, line="length_generalization",
+            metrics_text='{"bins": {"<=8": [1]}}')
+    with ResultsStore(db, readonly=True) as store:
+        scan = store.scan()
+        text_json, text_csv = store.export("json"), store.export("csv")
+    problems = {p.key: p.what for p in scan.problems}
+    assert problems == {"bad-json": "spec is not JSON",
+                        "bad-metrics": "metrics are a list, not an object",
+                        "bad-acc": "test_accuracy 'high' of a done run is not a number in [0, 1]",
+                        "bad-spec": "spec is a list, not an object",
+                        "bad-bins": "length bin <=8 accuracy [1] is not a number in [0, 1]"}
+    assert sorted(r.key for r in scan.records) == sorted(s.key for s in good)
+    assert len(json.loads(text_json)) == 3 and len(text_csv.splitlines()) == 4
+
+
+def test_csv_cells_cannot_be_formulas(tmp_path):
+    import csv as csvmod
+    import io
+
+    db = tmp_path / "f.sqlite"
+    s = RunSpec("in_distribution", "parity", n=4, params=(("note", "=HYPERLINK(\"x\")"),))
+    with ResultsStore(db) as store:
+        store.queue([s])
+        store.mark_done(s.key, {"test_accuracy": 0.5, "margin": -0.25, "tag": "@SUM(A1)",
+                                "+x": 1})
+        rows = list(csvmod.DictReader(io.StringIO(store.export("csv"))))
+    row = rows[0]
+    assert row["params.note"] == "'=HYPERLINK(\"x\")" and row["tag"] == "'@SUM(A1)"
+    assert row["margin"] == "-0.25"  # a negative number stays a number
+    assert row["'+x"] == "1"  # a header cell too
+    with ResultsStore(db) as store:
+        store.mark_failed(s.key, "-2+3 cmd|' /C calc'!A0")
+        rows = list(csvmod.DictReader(io.StringIO(store.export("csv"))))
+    assert rows[0]["error"].startswith("'-2+3")
+
+
+def test_readers_do_not_wait_for_a_writer(tmp_path, cli):
+    import time
+    db = tmp_path / "w.sqlite"
+    with ResultsStore(db) as store:
+        store.queue(specs())
+    writer = sqlite3.connect(db, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+    writer.execute("UPDATE runs SET attempts = 7")
+    try:
+        t0 = time.perf_counter()
+        code, out, err = cli("runs", "--db", db)
+        assert code == 0, err
+        code, out, err = cli("export", "--db", db, "--format", "json")
+        assert code == 0, err
+        assert time.perf_counter() - t0 < 10
+        assert {r["attempts"] for r in json.loads(out)} == {0}  # the last committed state
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
