@@ -101,7 +101,8 @@ def test_every_family_predicts_quickly():
         for cls in (StarFreeTheory, StarFreePosTheory):
             p = cls().predict(fam, Context())
             check_json(p.evidence)
-            assert p.verdict in (Verdict.EASY, Verdict.HARD, Verdict.UNKNOWN)
+            # not "the verdict is one of the enum values" (it always is): no rule crashed
+            assert not any(t["outcome"].startswith("rule failed") for t in p.tried), p.tried
 
 
 def test_dyck_two_types_hard_through_a_two_letter_restriction():

@@ -10,6 +10,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
+
 from .. import tasks
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from ..formal.growth import classify_growth
@@ -185,3 +187,73 @@ def reduction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Pre
                 f"{family} is not in {basis.upper()}{cond}")
         return theory.prediction(family, Verdict.HARD, Basis.REDUCTION, status, ev, expl)
     return RuleSkip(f"every candidate reduction to {family} failed its check", {"failed": failed})
+
+
+# ---- the aperiodicity lower bound (C-RASP and Star-free share it) -------------------------
+
+#: Longest witness word u w^i z evaluated beyond the automaton's check length.
+WITNESS_MAX_LEN = 48
+
+
+def _word(dfa, spelled: str) -> tuple[int, ...]:
+    if spelled == "(empty word)":
+        return ()
+    index = {a: i for i, a in enumerate(dfa.alphabet)}
+    return tuple(index[a] for a in spelled.split(" "))
+
+
+def witness_beyond(dfa, view, wit: dict[str, Any], check_len: int) -> dict[str, Any]:
+    """Outputs of the witness words u w^i z from the reference and the automaton for every
+    i whose word is longer than ``check_len`` (up to WITNESS_MAX_LEN letters): the group is
+    claimed for all lengths, so it is tested past the lengths the automaton was checked on."""
+    u, w, z = (_word(dfa, wit[k]) for k in ("access", "word", "suffix"))
+    rows = []
+    i = 0
+    while len(w) and len(u) + i * len(w) + len(z) <= WITNESS_MAX_LEN:
+        word = u + w * i + z
+        if len(word) > check_len:
+            ref = int(view.membership(np.array([word], dtype=np.int64))[0])
+            got = int(dfa.evaluate(np.array([word]))[0])
+            rows.append({"i": i, "length": len(word), "reference": ref, "automaton": got})
+        i += 1
+    return {"lengths": [r["length"] for r in rows],
+            "agrees": all(r["reference"] == r["automaton"] for r in rows),
+            "tested": len(rows), "rows": rows[:12]}
+
+
+def group_witness(family: str, ctx: Context, need: str = "star-free"):
+    """A non-aperiodic checked minimal automaton of the family's language (or a two-letter
+    restriction) whose domain has ``need``, with its group witness REQUIRED to agree with
+    the task's reference on u w^i z, within the check length and beyond it. Returns
+    (label, learn result, witness) or a RuleSkip. Used by C-RASP's and Star-free's
+    group rules (docs/theories.md §1, §4)."""
+    from ..formal.automata import aperiodicity, find_failing_view
+    from ..formal.language import is_language
+    ok, why = is_language(family)
+    if not ok:
+        return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
+    limit = int(ctx.options.get("monoid_limit", 20000))
+    check = ctx.options.get("check_len")
+    check_len = int(check) if check else None
+    seen: dict[str, Any] = {}
+
+    def test(dfa, view):
+        good, wit = aperiodicity(dfa, limit, view=view)
+        if not good and wit is not None:
+            seen["view"] = view
+        return good, wit
+
+    found = find_failing_view(family, test, need, check_len)
+    if isinstance(found, str):
+        return RuleSkip(found)
+    label, res, wit = found
+    if wit.get("reference_agrees") is not True:
+        return RuleSkip(f"the group witness ({label}) disagrees with the task's reference on "
+                        f"u w^i z: automaton {wit.get('outputs_u_w^i_z')}, reference "
+                        f"{wit.get('reference_outputs')}", {"witness": wit})
+    beyond = witness_beyond(res.dfa, seen["view"], wit, res.check_len)
+    wit = {**wit, "beyond_check_len": beyond}
+    if not beyond["agrees"]:
+        return RuleSkip(f"the group witness ({label}) agrees up to the check length "
+                        f"{res.check_len} but not beyond it", {"witness": wit})
+    return label, res, wit

@@ -327,16 +327,10 @@ class CRASPTheory(Theory):
         inverse homomorphism a -> w (closure: Yang, Veseli et al., Prop. 41), a unary
         language that is eventually periodic and not eventually constant, which C-RASP
         cannot define (Huang et al. 2025: (aa)* is not in C-RASP)."""
-        from ..formal.automata import aperiodicity, find_failing_view
-        from ..formal.language import is_language
-        ok, why = is_language(family)
-        if not ok:
-            return RuleSkip(why)
-        check = ctx.options.get("check_len")
-        found = find_failing_view(family, lambda d, v: aperiodicity(d, view=v), "star-free",
-                                  int(check) if check else None)
-        if isinstance(found, str):
-            return RuleSkip(found)
+        from ._rules import group_witness
+        found = group_witness(family, ctx, "star-free")
+        if isinstance(found, RuleSkip):
+            return found
         label, res, witness = found
         ev = {"automaton": res.to_dict(), "restricted_to": label, "aperiodic": False,
               "witness": witness, "verified_up_to": int(res.check_len),

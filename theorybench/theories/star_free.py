@@ -186,9 +186,8 @@ class _StarFreeBase(Theory):
         since star-free languages are closed under intersection with Sigma'*): not
         star-free, so no B-RASP program / masked hard-attention transformer without
         positions (Schutzenberger; Yang et al.)."""
-        limit = int(ctx.options.get("monoid_limit", 20000))
-        found = self._find_group(family, ctx, lambda d, v: aperiodicity(d, limit, view=v),
-                                 "star-free")
+        from ._rules import group_witness
+        found = group_witness(family, ctx, "star-free")
         if isinstance(found, RuleSkip):
             return found
         label, res, wit = found
