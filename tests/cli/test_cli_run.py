@@ -1,6 +1,7 @@
 """`theorybench run`, `runs` and `export`: end to end on a tiny sweep, and bad input."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +151,80 @@ def test_save_checkpoint_unwritable_is_config_error(tmp_path):
     model = Transformer(ModelConfig(vocab_size=3, num_labels=2, layers=1, width=8))
     with pytest.raises(ConfigError, match="cannot be written"):
         save_checkpoint(blocker / "ck", "k", model)
+
+
+def test_dry_run_format_json_and_json_alias(capsys):
+    argv = ["run", "in-distribution", "--tasks", "parity", "--seeds", "0", "--dry-run"]
+    assert main(argv + ["--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert main(argv + ["--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == data and data["runs"] == len(data["grid"])
+
+
+def test_two_run_commands_on_one_store_train_each_run_once(tmp_path):
+    """Two real `theorybench run` processes at once on one store split the grid."""
+    import subprocess
+    import sys
+
+    from theorybench.experiments.store import ResultsStore
+    db = tmp_path / "shared.sqlite"
+    argv = [sys.executable, "-m", "theorybench.cli.main", "run", "in-distribution", "--tasks",
+            "any", "--seeds", "0", "1", "--threads", "1", "--db", str(db), "--json"]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [e for _, e in outs]
+    summaries = [json.loads(o) for o, _ in outs]
+    with ResultsStore(db) as store:
+        recs = store.records()
+    assert len(recs) == 4 and len({r.key for r in recs}) == 4  # smoke: n = 8, 16 x 2 seeds
+    assert all(r.status == "done" and r.attempts == 1 for r in recs), [
+        (r.key, r.status, r.attempts) for r in recs]
+    assert sum(s["ran"] for s in summaries) == 4  # every run trained by one of the two
+    assert {r.worker for r in recs} <= {s["worker"] for s in summaries}
+
+
+def _as_other_user() -> list[str]:
+    """A command prefix that drops root (root may write a read-only file), or []."""
+    import os
+    import shutil
+    if os.geteuid() != 0:
+        return []
+    if not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: a read-only file is writable")
+    return ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def test_reading_commands_on_a_read_only_copy(tmp_path):
+    import os
+    import shutil
+    import stat
+    import subprocess
+    import sys
+    import tempfile
+
+    from theorybench.experiments.spec import RunSpec
+    from theorybench.experiments.store import ResultsStore
+    src = tmp_path / "r.sqlite"
+    s = [RunSpec("in_distribution", "parity", n=n) for n in (4, 6)]
+    with ResultsStore(src) as store:
+        store.queue(s)
+        store.mark_done(s[0].key, {"test_accuracy": 0.75})
+        store.mark_failed(s[1].key, "RunFailed: diverged")
+    folder = Path(tempfile.mkdtemp())  # outside pytest's private tmp, which only root reads
+    try:
+        copy = folder / "r.sqlite"
+        shutil.copy(src, copy)
+        copy.chmod(stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)
+        folder.chmod(0o555)
+        before = sorted(os.listdir(folder)), copy.read_bytes()
+        for args in (["runs"], ["export", "--format", "csv"]):
+            r = subprocess.run([*_as_other_user(), sys.executable, "-m", "theorybench.cli.main",
+                                *args, "--db", str(copy)], capture_output=True, text=True,
+                               timeout=120, cwd="/")
+            assert r.returncode == 0, (args, r.stderr)
+            assert "diverged" in r.stdout or "0.75" in r.stdout, (args, r.stdout)
+        assert (sorted(os.listdir(folder)), copy.read_bytes()) == before  # nothing written
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)

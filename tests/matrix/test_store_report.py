@@ -72,3 +72,74 @@ def test_report_cli_refuses_a_foreign_store(cli_proc, tmp_path):
 def test_report_cli_bad_thresholds(cli_proc, tmp_path):
     r = cli_proc("report", "--target-accuracy", "1.5", "--predictions", "x.json")
     assert r.returncode == 2 and "--target-accuracy" in r.stderr
+
+
+def _corrupt(db):
+    """Two rows a crashed tool or a hand edit could leave: bad spec JSON, metrics a list."""
+    import sqlite3
+    con = sqlite3.connect(db)
+    spec = json.dumps(RunSpec("in_distribution", "parity", n=32).to_dict())
+    con.executemany("INSERT INTO runs (key, line, spec, status, metrics, created, updated) "
+                    "VALUES (?, 'in_distribution', ?, 'done', ?, 1, 1)",
+                    [("badjson0", "{oops", '{"test_accuracy": 1.0}'),
+                     ("badlist0", spec, "[1.0]")])
+    con.commit()
+    con.close()
+
+
+def test_report_names_unreadable_rows_and_reports_the_rest(cli, tmp_path):
+    db = tmp_path / "runs.sqlite"
+    _store(db)
+    _corrupt(db)
+    preds = tmp_path / "p.json"
+    preds.write_text(json.dumps(PREDS))
+    out = tmp_path / "out"
+    code, _, err = cli("report", "--db", db, "--out", out, "--predictions", preds)
+    assert code == 0, err
+    html = (out / "index.html").read_text()
+    assert "run badjson0: spec is not JSON" in html
+    assert "run badlist0: metrics are a list, not an object" in html
+    code, text, err = cli("export", "--db", db, "--format", "csv")
+    assert code == 0 and len(text.strip().splitlines()) == 1 + 6  # the six readable runs
+    assert "badjson0" in err and "badlist0" in err
+    code, text, _ = cli("runs", "--db", db, "--format", "json")
+    assert {p["key"] for p in json.loads(text)["unreadable"]} == {"badjson0", "badlist0"}
+    # the rest is reported as before
+    from theorybench.matrix.verify import store_scan
+    rep = build_report(PREDS, store_scan(db).records, store_name=str(db))
+    assert rep.empirical["in_distribution"]["parity"].verdict == "hard"
+
+
+def test_report_on_a_read_only_copy(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    import pytest
+    if os.geteuid() == 0 and not shutil.which("setpriv"):
+        pytest.skip("running as root without setpriv: a read-only file is writable")
+    drop = (["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            if os.geteuid() == 0 else [])
+    folder, out = tempfile.mkdtemp(), tempfile.mkdtemp()
+    try:
+        db = os.path.join(folder, "runs.sqlite")
+        _store(db)
+        preds = os.path.join(out, "p.json")
+        with open(preds, "w") as fh:
+            json.dump(PREDS, fh)
+        os.chmod(db, 0o444)
+        os.chmod(folder, 0o555)
+        os.chmod(out, 0o777)  # the report is written here, by the other user too
+        os.chmod(preds, 0o644)
+        r = subprocess.run([*drop, sys.executable, "-m", "theorybench.cli.main", "report",
+                            "--db", db, "--out", os.path.join(out, "rep"), "--predictions",
+                            preds], capture_output=True, text=True, timeout=300, cwd="/")
+        assert r.returncode == 0, r.stderr
+        assert os.listdir(folder) == ["runs.sqlite"]
+        assert os.path.getsize(os.path.join(out, "rep", "index.html")) > 10_000
+    finally:
+        os.chmod(folder, 0o755)
+        shutil.rmtree(folder)
+        shutil.rmtree(out)
