@@ -160,13 +160,9 @@ def _connect_ro(path: Path, timeout: float = READ_TIMEOUT_S) -> sqlite3.Connecti
 def _check_existing(path: Path) -> str | None:
     """The schema version of the store at ``path`` (None for an empty file, a new store);
     StoreError unless it is a theorybench store this version reads."""
-    # Only before this process holds a connection to the file (see Heartbeat._beat).
-    with open(path, "rb") as fh:
-        head = fh.read(16)
-    if head and head != b"SQLite format 3\x00":
-        raise StoreError(f"{path} is not a theorybench results store (not an SQLite file); "
-                         f"choose another --db path")
-    if not head:
+    # Read through SQLite only: closing a plain descriptor of the file would drop every
+    # POSIX lock this process holds on it (an open store's; see Heartbeat._beat).
+    if path.stat().st_size == 0:
         return None
     try:
         con = _connect_ro(path)
@@ -179,6 +175,9 @@ def _check_existing(path: Path) -> str | None:
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
+        if "not a database" in str(exc):
+            raise StoreError(f"{path} is not a theorybench results store (not an SQLite "
+                             f"file); choose another --db path") from None
         raise StoreError(f"{path} cannot be read as a results store: {exc}") from None
     if meta.get("app") != APP:
         raise StoreError(f"{path} is not a theorybench results store (meta app is "
@@ -570,9 +569,10 @@ class Heartbeat:
                                         daemon=True)
 
     def _beat(self) -> None:
-        # Not ResultsStore(path): its check reads the file with open()/close(), and closing
-        # any descriptor of the file drops every POSIX lock this process holds on it (the
-        # sweep's connection's too), after which another process may delete the live WAL.
+        # A bare connection: the sweep has checked and created the store. Never open the
+        # file any other way while a connection is open: closing a plain descriptor of it
+        # drops every POSIX lock this process holds on it, after which another process may
+        # take itself for the last one and delete the live WAL.
         store = ResultsStore.__new__(ResultsStore)
         store.path, store.readonly = Path(self.path), False
         store.con = sqlite3.connect(self.path, timeout=60, isolation_level=None)
