@@ -40,15 +40,16 @@ def test_http_scores_and_generations_equal_local(tiny, server):
     remote = client.loglikelihood(REQS)
     assert [s for s, _ in remote] == pytest.approx([s for s, _ in local], abs=1e-6)
     assert [g for _, g in remote] == [g for _, g in local]
+    # the server generates one prompt at a time: compare with unbatched local generation
     assert client.generate(PROMPTS, max_new_tokens=6, stop=["\n"]) == \
-        tiny.generate(PROMPTS, max_new_tokens=6, stop=["\n"])
+        tiny.generate(PROMPTS, max_new_tokens=6, stop=["\n"], batch_size=1)
     assert server.max_in_flight <= 2
 
 
 def test_chat_mode_generates_and_refuses_loglik(tiny, server):
     client = _client(server.url, mode="chat")
     assert client.generate(PROMPTS[:2], max_new_tokens=4) == \
-        tiny.generate(PROMPTS[:2], max_new_tokens=4)
+        tiny.generate(PROMPTS[:2], max_new_tokens=4, batch_size=1)
     with pytest.raises(ConfigError, match="no prompt log-probabilities"):
         client.loglikelihood(REQS[:1])
 

@@ -110,24 +110,30 @@ class ModelServer:
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                     fault = server.faults.pop(0) if server.faults else None
                 try:
+                    code, obj = self._answer(fault)
+                finally:
+                    # counted done before replying: the client may send its next request
+                    # as soon as it reads this reply
+                    with server._lock:
+                        server.in_flight -= 1
+                self._send(code, obj)
+
+            def _answer(self, fault):
+                try:
                     body = json.loads(self.rfile.read(int(self.headers.get("Content-Length",
                                                                            0))))
                     if fault and fault[0] == "sleep":
                         time.sleep(fault[1])
                     elif fault and fault[0] == "status":
-                        return self._send(fault[1], {"error": {"message": "injected"}})
+                        return fault[1], {"error": {"message": "injected"}}
                     if server.key and self.headers.get("Authorization") != f"Bearer {server.key}":
-                        return self._send(401, {"error": {"message": "invalid api key"}})
+                        return 401, {"error": {"message": "invalid api key"}}
                     if self.path.endswith("/chat/completions"):
-                        return self._send(200, server.chat(body))
+                        return 200, server.chat(body)
                     if self.path.endswith("/completions"):
-                        return self._send(200, server.completion(body))
-                    return self._send(404, {"error": {"message": f"no route {self.path}"}})
+                        return 200, server.completion(body)
+                    return 404, {"error": {"message": f"no route {self.path}"}}
                 except Exception as exc:  # a server bug must reach the client, not hang it
-                    return self._send(500, {"error": {"message": f"{type(exc).__name__}: "
-                                                                 f"{exc}"}})
-                finally:
-                    with server._lock:
-                        server.in_flight -= 1
+                    return 500, {"error": {"message": f"{type(exc).__name__}: {exc}"}}
 
         return Handler
