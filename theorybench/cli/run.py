@@ -63,7 +63,8 @@ def _warn_problems(problems) -> None:
 
 
 def check_options(args) -> None:
-    """The sweep's own option checks (one function in the package), run before any work."""
+    """The sweep's own option checks (a real run's are made by run_sweep itself), so that a
+    dry run refuses what the run would."""
     from ..experiments.sweep import check_run_options
     check_run_options(args.executor, args.workers, args.address, args.threads, args.device,
                       args.checkpoints, create=not args.dry_run)
@@ -71,8 +72,8 @@ def check_options(args) -> None:
 
 def cmd_run(args) -> int:
     from ..experiments.sweep import run_sweep
-    check_options(args)
     if args.dry_run:
+        check_options(args)
         return dry_run(args)
     summary = run_sweep(args.line, tasks=args.tasks, profile=args.profile, db=args.db,
                         executor=args.executor, workers=args.workers, seeds=args.seeds,
@@ -85,8 +86,8 @@ def cmd_run(args) -> int:
     others = f", {summary['by_others']} ran by other workers" if summary["by_others"] else ""
     print(f"{summary['line']} ({summary['profile']}) -> {summary['db']}: {summary['total']} runs; "
           f"{summary['skipped_done']} already done, {summary['ran']} ran ({summary['done']} done, "
-          f"{summary['failed']} failed){others}, {summary['skipped_failed']} failed earlier and skipped "
-          f"(use --retry-failed); {summary['wall_s']:.0f} s")
+          f"{summary['failed']} failed){others}, {summary['skipped_failed']} failed earlier and "
+          f"skipped (use --retry-failed); {summary['wall_s']:.0f} s")
     for f in summary["failures"]:
         print(f"  failed {f['key']} {f['run']}: {f['error'].splitlines()[0]}")
     return 0
