@@ -45,3 +45,27 @@ def test_no_reduction_verdict_rests_on_an_identity_map(matrix):
     ident = [(p.theory, p.task, p.evidence.get("reduction")) for p in reductions
              if _identity(p.evidence.get("check") or {})]
     assert not ident, ident
+
+
+def test_default_matrix_has_the_studied_variants(matrix):
+    from theorybench import tasks
+    rows = list(dict.fromkeys(p.task for p in matrix))
+    for label in ("dyck:k=1", "dyck", "khop", "khop:k=2", "khop:k=3"):
+        assert label in rows, rows
+    assert "dyck:k=2" not in rows  # the default variant is the bare family
+    assert set(tasks.families()) <= set(rows)
+    assert not any(":" in name for name in tasks.families())  # variants unregistered after
+    by = {(p.theory, p.task): p for p in matrix}
+    # the literature's split: Dyck-1 has a C-RASP program, the default Dyck-2 does not
+    assert by[("crasp", "dyck:k=1")].verdict.value == "easy"
+    assert by[("crasp", "dyck")].verdict.value != "easy"
+
+
+def test_predict_cli_takes_variants(cli):
+    import json
+    code, out, _ = cli("predict", "--task", "dyck:k=1,khop:k=2,khop", "--theory", "crasp",
+                       "--format", "json")
+    assert code == 0
+    assert [r["task"] for r in json.loads(out)] == ["dyck:k=1", "khop:k=2", "khop"]
+    code, _, err = cli("predict", "--task", "khop:k=0")
+    assert code == 2 and "khop" in err and "Traceback" not in err

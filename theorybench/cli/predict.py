@@ -44,7 +44,9 @@ def register(sub) -> None:
                        description="Run every registered theory (or --theory) on every task "
                        "family (or --task) and print the matrix of predictions.")
     p.add_argument("--theory", help="comma-separated theory names (default: all)")
-    p.add_argument("--task", help="comma-separated task families (default: all)")
+    p.add_argument("--task", help="comma-separated tasks in the CLI syntax, variants as "
+                   "FAMILY:KEY=VALUE, e.g. dyck:k=1,khop:k=2 (default: every family and the "
+                   "studied variants of dyck and khop)")
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
     p.add_argument("--max-n", type=_positive, default=12,
                    help="largest n for exact computations (default 12)")

@@ -44,20 +44,78 @@ def resolve_theories(names: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: Families whose studied variants (``tasks.grid(name).points()``) the default matrix shows:
+#: the literature's verdicts differ between them (Dyck-1 vs Dyck-2; 1-hop vs 2-, 3-hop).
+MATRIX_VARIANTS = ("dyck", "khop")
+
+
+def default_tasks() -> list[str]:
+    """The default rows: every family, plus the studied variants of MATRIX_VARIANTS, each
+    spelled as ``tasks.task_label`` does (the bare family for its default variant)."""
+    from .. import tasks
+    out = []
+    for name in tasks.families():
+        if name in MATRIX_VARIANTS:
+            labels = [tasks.task_label(name, pt) for pt in tasks.grid(name).points()]
+            out += sorted(set(labels), key=lambda s: (s != name, s))
+        else:
+            out.append(name)
+    return out
+
+
 def resolve_families(names: Sequence[str] | None) -> list[str]:
-    """All task families in suite order, or the given ones (validated with known names)."""
+    """The default rows (:func:`default_tasks`), or the given tasks in the CLI's syntax
+    (``dyck:k=1``; validated by ``tasks.parse_task_list``), as canonical labels."""
     from .. import tasks
     if not names:
-        return list(tasks.families())
-    for n in names:
-        tasks.family(n)  # TaskParameterError listing the known tasks
-    return list(dict.fromkeys(names))
+        return default_tasks()
+    out = []
+    for spec in tasks.parse_task_list(list(names)):
+        out.append(tasks.task_label(*spec))
+    return list(dict.fromkeys(out))
+
+
+def variant_family(label: str) -> str:
+    """The registered family name under which the rules see the task ``label``.
+
+    A non-default variant (``khop:k=2``) is a subclass of its family whose parameter
+    defaults are the variant's (its instances keep the family's name, so libraries find
+    their programs by name and parameters), registered under the label while predictions run,
+    so every rule (and every cache keyed by the family name) sees that variant."""
+    import dataclasses
+
+    from .. import tasks
+    from ..tasks import registry as treg
+    if ":" not in label:
+        return label
+    name, params = tasks.parse_task_list(label)[0]
+    if label in treg._FAMILIES:
+        return label
+    base = tasks.family(name)
+    new_params = tuple(dataclasses.replace(p, default=params[p.name]) if p.name in params
+                       else p for p in base.params)
+    cls = type(f"{base.__name__}_{'_'.join(f'{k}{v}' for k, v in params.items())}", (base,),
+               {"params": new_params, "__module__": base.__module__})
+    treg._FAMILIES[label] = cls
+    return label
+
+
+def _unregister_variants(labels: Iterable[str]) -> None:
+    """Take the variant classes out of the task registry (``tasks.families()`` lists only
+    the real families outside a prediction run)."""
+    from ..tasks import registry as treg
+    for label in labels:
+        if ":" in label:
+            treg._FAMILIES.pop(label, None)
 
 
 def predict_one(theory: str, family: str, ctx: Context | None = None) -> Prediction:
     from .registry import theory as get_theory
-    resolve_families([family])
-    return get_theory(theory).predict(family, ctx or Context())
+    label = resolve_families([family])[0]
+    try:
+        return get_theory(theory).predict(variant_family(label), ctx or Context())
+    finally:
+        _unregister_variants([label])
 
 
 def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str] | None = None,
@@ -78,6 +136,8 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
         bar = tqdm(total=len(pairs), desc="predict", unit="cell", file=sys.stderr, leave=False)
     out = []
     try:
+        for fam in fams:
+            variant_family(fam)
         for fam, name in pairs:
             if bar is not None:
                 bar.set_postfix_str(f"{name} on {fam}")
@@ -85,6 +145,7 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
             if bar is not None:
                 bar.update(1)
     finally:
+        _unregister_variants(fams)
         if bar is not None:
             bar.close()
     return out
