@@ -4,6 +4,8 @@ model (loads with ``torch.load(path, weights_only=True)``)."""
 
 from __future__ import annotations
 
+import math
+import os
 import sys
 
 import numpy as np
@@ -47,8 +49,14 @@ def register(sub) -> None:
 
 
 def cmd_construct(args) -> int:
-    if args.timeout <= 0:
-        raise ConfigError(f"--timeout must be positive, got {args.timeout}")
+    if not (math.isfinite(args.timeout) and 0 < args.timeout <= 86400):
+        raise ConfigError(f"--timeout must be a number of seconds in (0, 86400], got "
+                          f"{args.timeout}")
+    if not 1 <= args.samples <= 10**6:
+        raise ConfigError(f"--samples must be an integer from 1 to 1,000,000, got "
+                          f"{args.samples}")
+    if args.out:
+        _check_out(args.out)
     if args.program:
         if args.task:
             raise ConfigError("give either TASK or --program FILE, not both")
@@ -61,14 +69,11 @@ def cmd_construct(args) -> int:
     if len(ns) > 1:
         return _sweep(args, ns, params)
     c = constructions.build(args.task, ns[0], **params)
-    if args.verify == "sampled" and args.samples < 1:
-        raise ConfigError(f"--samples must be >= 1, got {args.samples}")
     certs = (cverify.verify(c, args.verify, int(args.timeout * 1000), args.samples,
                             np.random.default_rng(args.seed)) if args.verify else [])
     saved = None
     if args.out:
-        import torch
-        torch.save(c.module().bundle(c.describe()), args.out)
+        _save(c.module().bundle(c.describe()), args.out)
         saved = args.out
     info = c.describe()
     if args.format == "json":
@@ -112,6 +117,25 @@ def cmd_construct(args) -> int:
         print(f"theorybench: verification did not pass ({', '.join(bad)})", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_out(path: str) -> None:
+    """--out must name a file in an existing, writable folder (checked before any work)."""
+    if os.path.isdir(path):
+        raise ConfigError(f"--out {path}: is a directory; give a file name (e.g. {path}/model.pt)")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise ConfigError(f"--out {path}: the folder {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise ConfigError(f"--out {path}: the folder {parent} is not writable")
+
+
+def _save(obj, path: str) -> None:
+    import torch
+    try:
+        torch.save(obj, path)
+    except (OSError, RuntimeError) as exc:
+        raise ConfigError(f"--out {path}: cannot write the model ({exc})") from None
 
 
 def _sweep(args, ns, params) -> int:
@@ -167,10 +191,9 @@ def _program(args) -> int:
     cert = (verify_compiled(prog, comp, args.verify, np.random.default_rng(args.seed),
                             args.samples) if args.verify else None)
     if args.out:
-        import torch
         meta = {"program": str(args.program), "max_len": args.n,
                 "vocab": list(comp.vocab), "shape": comp.shape()}
-        torch.save(SetTransformer(comp.weights).bundle(meta), args.out)
+        _save(SetTransformer(comp.weights).bundle(meta), args.out)
     sh = comp.shape()
     if args.format == "json":
         print_json({"program": str(args.program), "n": args.n, "vocab": list(comp.vocab),

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import torch
 
-from ..errors import EnumerationTooLarge
+from ..errors import EnumerationTooLarge, ResourceLimitError
 from ..tasks.base import count_text
 from .base import Certificate, Construction
 from .model import SetTransformer, margins
@@ -20,11 +20,23 @@ from .model import SetTransformer, margins
 #: Largest number of inputs an exhaustive check runs (each is one forward pass).
 MAX_EXHAUSTIVE = 1 << 20
 BATCH_TOKENS = 1 << 20      # rows x length per forward batch
+#: Longest input a forward pass takes here: every head holds L^2 scores per row
+#: (4096^2 float64 = 128 MiB per head).
+MAX_FORWARD_LEN = 4096
+
+
+def check_length(L: int) -> None:
+    if L > MAX_FORWARD_LEN:
+        raise ResourceLimitError(
+            f"inputs of length {L:,} need {L * L:,} attention scores per row and head "
+            f"({L * L * 8 / 2**30:.1f} GiB in float64); the checks run lengths up to "
+            f"{MAX_FORWARD_LEN:,}: use a smaller --n")
 
 
 def run_margins(model: SetTransformer, c: Construction, tokens: np.ndarray) -> np.ndarray:
     """Per-input margin (min over scored positions for per-position tasks), batched."""
     L = tokens.shape[1]
+    check_length(L)
     step = max(1, BATCH_TOKENS // max(L * L, 1))
     out = np.empty(len(tokens))
     with torch.no_grad():
@@ -69,6 +81,7 @@ def sampled(c: Construction, rng: np.random.Generator, count: int = 1000,
             dtype: torch.dtype = torch.float64) -> Certificate:
     """Run the model on ``count`` inputs from the task's default distribution."""
     t0 = time.perf_counter()
+    check_length(c.length)
     x = c.task.sample(rng, count).tokens
     m = run_margins(c.module(dtype), c, x)
     name = str(dtype).replace("torch.", "")

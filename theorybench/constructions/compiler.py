@@ -308,6 +308,8 @@ def verify_compiled(program: A.Program, comp: Compiled, method: str = "exhaustiv
     n = comp.n
     name = program.source_name
     if method == "sampled":
+        from .check import check_length
+        check_length(n + 1)
         rng = rng if rng is not None else np.random.default_rng(0)
         lengths = rng.integers(1, n + 1, size=samples)
         groups = [(m, rng.integers(0, A_, size=(int((lengths == m).sum()), m)))
