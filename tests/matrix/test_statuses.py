@@ -55,3 +55,17 @@ def test_report_cli_min_status(cli, tmp_path):
     code, _, err = cli("report", "--min-status", "sure", "--db", tmp_path / "x.db",
                        "--out", tmp_path / "out", "--predictions", tmp_path / "p.json")
     assert code == 2 and "--min-status" in err and "Traceback" not in err
+
+
+def test_every_html_cell_opens_its_evidence(tmp_path, records):
+    from theorybench.matrix.report import build_report, write_report
+    from theorybench.theories.registry import theory
+    p = theory("ac0").predict("parity").to_dict()
+    rep = build_report([p, *P], records)
+    write_report(tmp_path, rep)
+    page = (tmp_path / "index.html").read_text()
+    cells = page.split("<h3>Predictions</h3>")[1].split("</table>")[0]
+    assert cells.count("<details>") == 4  # one per cell
+    # what `theorybench explain` prints: rules tried, the fit, the theorem and its source
+    assert "Rules tried (in order)" in cells and "Boppana" in cells and "closed form" in cells
+    assert "<script" not in page

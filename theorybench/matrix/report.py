@@ -187,6 +187,41 @@ def _table_html(t: Table) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _evidence_text(p: Mapping[str, Any]) -> str:
+    """What ``theorybench explain`` prints for a stored prediction (rules tried, values by
+    n, fit, theorem and source); a row without its evidence says so."""
+    from ..theories.base import Prediction
+    from ..theories.runner import explain_text
+    try:
+        pred = Prediction.from_dict({"explanation": "", "evidence": {}, **dict(p)})
+    except (KeyError, ValueError) as exc:
+        return f"(no evidence stored for this cell: {exc})"
+    return explain_text(pred)
+
+
+def _predictions_html(r: "Report") -> str:
+    """The prediction matrix; every cell opens its evidence in place (one self-contained
+    page: a <details> element per cell, no script)."""
+    from .tables import prediction_cell
+    t = r.tables["predictions"]
+    at = {(p["theory"], p["task"]): p for p in r.predictions}
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)
+    body = []
+    for row in t.rows:
+        task = row[0]
+        cells = [f"<td>{html.escape(task)}</td>"]
+        for th in t.header[1:]:
+            p = at.get((th, task))
+            if p is None:
+                cells.append("<td></td>")
+                continue
+            cells.append(f"<td><details><summary>{html.escape(prediction_cell(p))}</summary>"
+                         f"<pre class='ev'>{html.escape(_evidence_text(p))}</pre></details></td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+            f"<p>{html.escape(t.caption)} Click a cell for its evidence.</p>")
+
+
 def _links(name: str) -> str:
     return " ".join(f'<a href="{name}.{ext}">{fmt}</a>' for fmt, ext in FORMATS.items())
 
@@ -198,6 +233,8 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
              "table{border-collapse:collapse;font-size:13px;margin:1em 0}"
              "td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}"
              "img{max-width:100%;margin:1em 0}.missing{background:#fff3cd;padding:.5em 1em}"
+             "pre.ev{white-space:pre-wrap;font-size:11px;max-width:60em;max-height:30em;"
+             "overflow:auto;background:#f7f7f7;padding:.5em}summary{cursor:pointer}"
              "</style></head><body><h1>theorybench: theory versus practice</h1>"]
     if r.missing:
         parts.append("<div class='missing'><b>What is missing</b><ul>"
@@ -208,7 +245,7 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
                  f"{esc(LEGEND)}</p>")
     parts.append(_img(files["heatmap.png"]))
     parts.append(f"<h3>Predictions</h3><p>Download: {_links('predictions')}</p>")
-    parts.append(_table_html(r.tables["predictions"]))
+    parts.append(_predictions_html(r))
     parts.append(f"<h3>Empirical verdicts</h3><p>Thresholds: {esc(r.thresholds.describe())}. "
                  f"Download: {_links('empirical')}</p>")
     parts.append(_table_html(r.tables["empirical"]))
