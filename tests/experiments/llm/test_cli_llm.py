@@ -1,0 +1,56 @@
+"""`theorybench llm`: models, eval (metrics by task and n, records) and export, on the tiny
+local model of the fixtures."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.fixture
+def models_file(tiny_dir, tmp_path, monkeypatch, one_torch_thread):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = tmp_path / "models.json"
+    path.write_text(json.dumps({"format": "theorybench-llm-models", "version": 1, "models": [
+        {"name": "tiny", "backend": "local", "path": str(tiny_dir), "context": 512,
+         "batch_size": 4}]}))
+    return path
+
+
+def test_eval_prints_metrics_and_writes_records(cli, models_file, tmp_path):
+    rec = tmp_path / "r.jsonl"
+    code, out, _ = cli("llm", "eval", "majority,parity", "--n", "5,6", "--models", models_file,
+                       "--k", "2", "--count", "6", "--records", rec, "--format", "json")
+    assert code == 0, out
+    res = json.loads(out)
+    rows = {(r["task"], r["n"]) for r in res["results"]}
+    assert rows == {("majority", 5), ("parity", 5), ("parity", 6)}  # majority n=6 skipped
+    assert all(0 <= r["accuracy"] <= 1 and r["count"] == 6 for r in res["results"])
+    lines = [json.loads(x) for x in rec.read_text().splitlines()]
+    assert len(lines) == 18 and {"prompt", "target", "correct", "key"} <= set(lines[0])
+    # the same seed gives the same records
+    rec2 = tmp_path / "r2.jsonl"
+    cli("llm", "eval", "majority,parity", "--n", "5,6", "--models", models_file, "--k", "2",
+        "--count", "6", "--records", rec2, "--format", "json")
+    assert rec2.read_text() == rec.read_text()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "parity", "--n", "5", "--model", "nope"], "not in the model file"),
+    (["eval", "parity", "--n", "5", "--count", "0"], "--count"),
+    (["eval", "majority", "--n", "4"], "no valid"),
+])
+def test_eval_bad_input(cli, models_file, argv, message):
+    code, _, err = cli("llm", *argv, "--models", models_file)
+    assert code == 2 and message in err
+
+
+def test_models_and_export(cli, models_file, tmp_path):
+    code, out, _ = cli("llm", "models", "--models", models_file, "--format", "json")
+    assert code == 0 and json.loads(out)[0]["name"] == "tiny"
+    code, out, _ = cli("llm", "models", "--models", tmp_path / "missing.json")
+    assert code == 2
+    code, out, _ = cli("llm", "export", "parity", "--n", "6", "--out", tmp_path / "x",
+                       "--count", "3")
+    assert code == 0 and out.count("wrote") == 2

@@ -1,0 +1,127 @@
+"""`theorybench llm models|eval|export`: few-shot evaluation of pretrained LLMs on the tasks.
+
+`eval` runs the llm line's evaluation directly (prompts, scoring, metrics) and prints the
+metrics by task and n; per-prompt records go to a JSON-lines file with --records. The
+line is not yet a column of the results store and the matrix (`run`/`report`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .. import tasks
+from ..errors import ConfigError
+from .common import parse_range, parse_seed, print_json, print_table
+
+
+def register(sub) -> None:
+    p = sub.add_parser("llm", help="few-shot evaluation of pretrained LLMs on the tasks")
+    ls = p.add_subparsers(dest="llm_command", metavar="SUBCOMMAND")
+
+    m = ls.add_parser("models", help="list the models of a model file")
+    m.add_argument("--models", help="model file (default: the packaged one, SmolLM2-135M)")
+    m.add_argument("--format", choices=("text", "json"), default="text")
+    m.set_defaults(func=cmd_models)
+
+    e = ls.add_parser("eval", help="evaluate a model on tasks at sizes n (metrics by n)")
+    e.add_argument("tasks", help=f"tasks: {tasks.SYNTAX}")
+    e.add_argument("--n", required=True, help="sizes: A..B, A..B:STEP or A,B,C")
+    e.add_argument("--model", help="model name in the model file (default: its first)")
+    e.add_argument("--models", help="model file (default: the packaged one)")
+    e.add_argument("--k", type=int, default=8, help="few-shot examples (default 8)")
+    e.add_argument("--count", type=int, default=100, help="prompts per (task, n) (default 100)")
+    e.add_argument("--scoring", choices=("loglik", "generate"), default="loglik")
+    e.add_argument("--order", choices=("balanced", "random"), default="balanced")
+    e.add_argument("--template", default="plain", help="prompt template (default plain)")
+    e.add_argument("--seed", type=parse_seed, default=0)
+    e.add_argument("--records", metavar="FILE.jsonl", help="write every prompt's record")
+    e.add_argument("--format", choices=("text", "json"), default="text")
+    e.set_defaults(func=cmd_eval)
+
+    x = ls.add_parser("export", help="write a task at n in the lm-evaluation-harness format")
+    x.add_argument("task", help=f"task: {tasks.SYNTAX}")
+    x.add_argument("--n", type=int, required=True)
+    x.add_argument("--out", required=True, help="output directory (YAML + JSONL)")
+    x.add_argument("--k", type=int, default=8)
+    x.add_argument("--count", type=int, default=100)
+    x.add_argument("--seed", type=parse_seed, default=0)
+    x.set_defaults(func=cmd_export)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def _models(path):
+    from ..experiments.llm.models import load_models
+    return load_models(path)
+
+
+def cmd_models(args) -> int:
+    models = _models(args.models)
+    if args.format == "json":
+        print_json([m.to_dict() for m in models.values()])
+        return 0
+    print_table([(m.name, m.backend, m.gguf or m.path or m.base_url or "", m.context or "",
+                  "chat" if m.chat else "completion") for m in models.values()],
+                ("model", "backend", "source", "context", "mode"))
+    return 0
+
+
+def cmd_eval(args) -> int:
+    from ..experiments.llm.evaluate import LLMSpec, evaluate_llm
+    models = _models(args.models)
+    name = args.model or next(iter(models))
+    if name not in models:
+        raise ConfigError(f"--model {name!r} is not in the model file; models: "
+                          f"{', '.join(models)}")
+    for opt, lo, hi in (("k", 0, 64), ("count", 1, 100_000)):
+        if not lo <= getattr(args, opt) <= hi:
+            raise ConfigError(f"--{opt} {getattr(args, opt)}: choose {lo}..{hi:,}")
+    specs = tasks.parse_task_list(args.tasks)
+    ns = parse_range(args.n)
+    runs, skipped = [], []
+    for family, params in specs:
+        for n in ns:
+            try:
+                tasks.get(family, n=n, **params)
+            except Exception as exc:  # an invalid size for this family: say so, go on
+                skipped.append(f"{family} n={n}: {exc}")
+                continue
+            runs.append(LLMSpec(family, n, models[name], tuple(sorted(params.items())),
+                                k=args.k, template=args.template, order=args.order,
+                                seed=args.seed, count=args.count, scoring=args.scoring))
+    if not runs:
+        raise ConfigError("no valid (task, n) to evaluate: " + "; ".join(skipped))
+    out, sink = [], (Path(args.records).open("w") if args.records else None)
+    try:
+        for spec in runs:
+            res = evaluate_llm(spec)
+            out.append({"task": tasks.task_label(spec.task, dict(spec.params)), "n": spec.n,
+                        "key": res["key"], **res["metrics"]})
+            if sink:
+                for rec in res["records"]:
+                    sink.write(json.dumps({"key": res["key"], **rec}) + "\n")
+    finally:
+        if sink:
+            sink.close()
+    if args.format == "json":
+        print_json({"model": name, "results": out, "skipped": skipped})
+        return 0
+    for line in skipped:
+        print(f"# skipped {line}")
+    print(f"# model {name}, {args.k}-shot, {args.scoring}, {args.count} prompts per row")
+    print_table([(r["task"], r["n"], f"{r['accuracy']:.3f}", f"{r['chance']:.3f}",
+                  f"{r.get('calibrated_accuracy', float('nan')):.3f}",
+                  f"{r.get('auc', float('nan')):.3f}", f"{r['unparseable']:.3f}")
+                 for r in out],
+                ("task", "n", "accuracy", "chance", "calibrated", "AUC", "unparseable"))
+    return 0
+
+
+def cmd_export(args) -> int:
+    from ..experiments.llm.export import export_lm_eval
+    family, params = tasks.parse_task(args.task)
+    paths = export_lm_eval(family, args.n, args.out, params, k=args.k, count=args.count,
+                           seed=args.seed)
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
