@@ -134,3 +134,4 @@ def test_cli_prove_exit_codes_and_json(cli):
     assert code == 3 and "UNKNOWN" in out
     code, _, err = cli("crasp", "prove", "majority", "--task", "majority", "--search-len", "0")
     assert code == 2 and "--search-len" in err
+

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
 from ..formal import crasp
+from ._crasp_compile import add_compile
 from ._crasp_prove import add_prove
 from .common import IntermixedParser, parse_params, parse_seed, print_json, print_table
 
@@ -64,6 +65,7 @@ def register(sub) -> None:
     ls.add_argument("--format", choices=("text", "json"), default="text")
     ls.set_defaults(func=cmd_list)
     add_prove(cs)
+    add_compile(cs)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
