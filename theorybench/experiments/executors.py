@@ -85,25 +85,33 @@ def run_pool(next_run: NextRun, callback: Callback, workers: int = 2, device="cp
     threads = threads or max(1, cpu_count() // workers)
     with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn"),
                              initializer=_pool_init, initargs=(threads,)) as pool:
-        running, more = {}, True
-        while True:
-            while more and len(running) < workers:
-                item = next_run()
-                if item is None:
-                    more = False
-                    break
-                fut = pool.submit(run_one, item["spec"], device, checkpoint_dir, threads)
-                running[fut] = item["key"]
-            if not running:
+        _drive(next_run, callback, workers,
+               lambda spec: pool.submit(run_one, spec, device, checkpoint_dir, threads),
+               lambda running: wait(running, return_when=FIRST_COMPLETED)[0],
+               lambda fut: fut.result(), "worker crashed")
+
+
+def _drive(next_run: NextRun, callback: Callback, workers: int, submit, wait_some, result,
+           died: str) -> None:
+    """Keep ``workers`` runs in flight: claim (``next_run``), ``submit``, ``wait_some`` for
+    finished handles, record each through ``callback``; a worker that dies fails its run."""
+    running, more = {}, True
+    while True:
+        while more and len(running) < workers:
+            item = next_run()
+            if item is None:
+                more = False
                 break
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for fut in done:
-                key = running.pop(fut)
-                try:
-                    status, payload = fut.result()
-                except Exception as exc:  # the worker process died
-                    status, payload = "failed", f"worker crashed: {type(exc).__name__}: {exc}"
-                callback(key, status, payload)
+            running[submit(item["spec"])] = item["key"]
+        if not running:
+            return
+        for handle in wait_some(running):
+            key = running.pop(handle)
+            try:
+                status, payload = result(handle)
+            except Exception as exc:  # the worker process died
+                status, payload = "failed", f"{died}: {type(exc).__name__}: {exc}"
+            callback(key, status, payload)
 
 
 def import_ray():
@@ -126,25 +134,10 @@ def run_ray(next_run: NextRun, callback: Callback, workers: int = 2, device="cpu
         started = True
     try:
         remote = ray.remote(num_cpus=1, num_gpus=1 if device.startswith("cuda") else 0)(run_one)
-        running, more = {}, True
-        while True:
-            while more and len(running) < workers:
-                item = next_run()
-                if item is None:
-                    more = False
-                    break
-                ref = remote.remote(item["spec"], device, checkpoint_dir, threads or 1)
-                running[ref] = item["key"]
-            if not running:
-                break
-            done, _ = ray.wait(list(running), num_returns=1)
-            for ref in done:
-                key = running.pop(ref)
-                try:
-                    status, payload = ray.get(ref)
-                except Exception as exc:  # the worker died
-                    status, payload = "failed", f"ray worker failed: {type(exc).__name__}: {exc}"
-                callback(key, status, payload)
+        _drive(next_run, callback, workers,
+               lambda spec: remote.remote(spec, device, checkpoint_dir, threads or 1),
+               lambda running: ray.wait(list(running), num_returns=1)[0], ray.get,
+               "ray worker failed")
     finally:
         if started:
             ray.shutdown()
