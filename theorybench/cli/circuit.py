@@ -62,8 +62,9 @@ def cmd_build(args) -> int:
         try:
             with open(args.dot, "w") as fh:
                 fh.write(c.to_dot())
-        except OSError as exc:
-            raise ConfigError(f"--dot {args.dot} cannot be written: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
+            raise ConfigError(f"--dot {args.dot!r} cannot be written: "
+                              f"{getattr(exc, 'strerror', None) or exc}") from None
     info = {"task": task.spec(), "view": built.df.name, "builder": built.builder.to_dict(),
             **c.summary(), "input_bits": built.encoding.n_bits,
             "verified_on": chk.checked, "exhaustive": chk.exhaustive, "errors": chk.errors,
