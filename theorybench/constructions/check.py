@@ -64,14 +64,21 @@ def exhaustive(c: Construction, dtype: torch.dtype = torch.float64,
     """Run the model in ``dtype`` on every input; ``verified`` iff every margin is > 0."""
     t0 = time.perf_counter()
     x = all_inputs(c, limit)
-    m = run_margins(c.module(dtype), c, x)
     name = str(dtype).replace("torch.", "")
+    return _certificate(c, x, dtype, t0, f"exhaustive-{name}",
+                        f"the {name} model's decision equals {c.task.name}'s label on all "
+                        f"{count_text(len(x))} inputs of n={c.n}")
+
+
+def _certificate(c: Construction, x: np.ndarray, dtype, t0: float, method: str,
+                 claim: str) -> Certificate:
+    """Run the model on inputs ``x``: verified iff every margin is positive, else the first
+    input with a non-positive margin is the counterexample."""
+    m = run_margins(c.module(dtype), c, x)
     bad = np.flatnonzero(m <= 0)
     return Certificate(
-        construction=c.name, n=c.n, method=f"exhaustive-{name}",
-        status="refuted" if len(bad) else "verified",
-        claim=f"the {name} model's decision equals {c.task.name}'s label on all "
-              f"{count_text(len(x))} inputs of n={c.n}",
+        construction=c.name, n=c.n, method=method,
+        status="refuted" if len(bad) else "verified", claim=claim,
         seconds=time.perf_counter() - t0, inputs=int(len(x)),
         observed_margin=float(m.min()) if len(m) else None,
         counterexample=[int(v) for v in x[bad[0]]] if len(bad) else None)
@@ -83,17 +90,10 @@ def sampled(c: Construction, rng: np.random.Generator, count: int = 1000,
     t0 = time.perf_counter()
     check_length(c.length)
     x = c.task.sample(rng, count).tokens
-    m = run_margins(c.module(dtype), c, x)
     name = str(dtype).replace("torch.", "")
-    bad = np.flatnonzero(m <= 0)
-    return Certificate(
-        construction=c.name, n=c.n, method=f"sampled-{name}",
-        status="refuted" if len(bad) else "verified",
-        claim=f"the {name} model's decision equals the label on {count:,} sampled inputs "
-              f"of n={c.n} (a sample, not every input)",
-        seconds=time.perf_counter() - t0, inputs=count,
-        observed_margin=float(m.min()) if len(m) else None,
-        counterexample=[int(v) for v in x[bad[0]]] if len(bad) else None)
+    return _certificate(c, x, dtype, t0, f"sampled-{name}",
+                        f"the {name} model's decision equals the label on {count:,} sampled "
+                        f"inputs of n={c.n} (a sample, not every input)")
 
 
 def float32_first_failure(builder, ns, rng: np.random.Generator, count: int = 2000):
