@@ -23,6 +23,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ...errors import ConfigError
+from .files import read_document
 
 DEFAULT_MODELS = Path(__file__).with_name("models.json")
 BACKENDS = ("local", "http")
@@ -134,17 +135,7 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
     """The models of a configuration file (default: the packaged ``models.json``), by name.
     Relative paths are taken relative to the file's directory."""
     path = Path(path) if path else DEFAULT_MODELS
-    try:
-        data = json.loads(path.read_text())
-    except OSError as exc:
-        raise ConfigError(f"model file {path} cannot be read ({exc.strerror or exc}); "
-                          f"pass an existing file to --models") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"model file {path}:{exc.lineno}:{exc.colno}: not valid JSON "
-                          f"({exc.msg})") from None
-    if not isinstance(data, dict) or data.get("format") != "theorybench-llm-models":
-        raise ConfigError(f"model file {path}: expected a JSON object with "
-                          f"\"format\": \"theorybench-llm-models\"")
+    _, data = read_document(path, "model", "theorybench-llm-models", "--models")
     models = data.get("models")
     if not isinstance(models, list) or not models:
         raise ConfigError(f"model file {path}: \"models\" must be a non-empty list")

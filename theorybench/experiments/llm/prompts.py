@@ -29,6 +29,7 @@ import numpy as np
 
 from ... import tasks
 from ...errors import ConfigError, TaskParameterError
+from .files import read_document
 
 DEFAULT_PROMPTS = Path(__file__).with_name("prompts.json")
 ORDERS = ("random", "balanced")
@@ -56,19 +57,7 @@ def load_prompts(path: str | Path | None = None) -> PromptSet:
 
 @lru_cache(maxsize=8)
 def _load(path: str) -> PromptSet:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise ConfigError(f"prompt file {path} cannot be read ({exc.strerror or exc}); "
-                          f"pass an existing file to --prompts") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"prompt file {path}:{exc.lineno}:{exc.colno}: not valid JSON "
-                          f"({exc.msg})") from None
-    if not isinstance(data, dict) or data.get("format") != "theorybench-llm-prompts":
-        raise ConfigError(f"prompt file {path}: expected a JSON object with "
-                          f"\"format\": \"theorybench-llm-prompts\"")
+    text, data = read_document(Path(path), "prompt", "theorybench-llm-prompts", "--prompts")
     templates, fams = data.get("templates") or {}, data.get("families") or {}
     for name, t in templates.items():
         missing = [k for k in _TEMPLATE_KEYS if k not in t]
