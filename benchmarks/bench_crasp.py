@@ -60,26 +60,23 @@ def bench_communication(n: int = 20) -> None:
     from theorybench import tasks
     from theorybench.formal.communication import one_way_cc
     print(f"exact one-way communication complexity at n = {n} (max over all splits):")
-    for fam, params in CC_FAMILIES:
-        df = tasks.get(fam, n=n, **params).decision_view()[0]
+    def report(name: str, df, size: int) -> None:
         t0 = time.perf_counter()
         bits, rows = one_way_cc(df)
         dt = time.perf_counter() - t0
         k = max(rows, key=rows.get)
-        print(f"  {fam:14s} {df.space_size():>9,} inputs  {bits:2d} bits (max {rows[k]:,} rows "
+        print(f"  {name:14s} {size:>9,} inputs  {bits:2d} bits (max {rows[k]:,} rows "
               f"at split {k})  {dt:6.2f} s  {'OK' if dt < 10 else 'OVER'} (< 10 s)")
+
+    for fam, params in CC_FAMILIES:
+        df = tasks.get(fam, n=n, **params).decision_view()[0]
+        report(fam, df, df.space_size())
     # worst case for the row count: a random Boolean function of n bits (a random table)
     from types import SimpleNamespace
     table = np.random.default_rng(1).integers(0, 2, size=1 << n)
     weights = 1 << np.arange(n - 1, -1, -1)
-    df = SimpleNamespace(choices=[[0, 1]] * n, valid=None, task=None,
-                         evaluate=lambda x: table[x @ weights])
-    t0 = time.perf_counter()
-    bits, rows = one_way_cc(df)
-    dt = time.perf_counter() - t0
-    k = max(rows, key=rows.get)
-    print(f"  {'random table':14s} {1 << n:>9,} inputs  {bits:2d} bits (max {rows[k]:,} rows "
-          f"at split {k})  {dt:6.2f} s  {'OK' if dt < 10 else 'OVER'} (< 10 s)")
+    report("random table", SimpleNamespace(choices=[[0, 1]] * n, length=n, valid=None, task=None,
+                                           evaluate=lambda x: table[x @ weights]), 1 << n)
 
 
 def main() -> None:
