@@ -50,7 +50,7 @@ BASE = {
     ("run",): ["in-distribution", "--dry-run", "--tasks", "parity"],
     ("runs",): ["--db", "{dir}/none.sqlite"],
     ("export",): ["--db", "{dir}/none.sqlite"],
-    ("sensitivity",): ["parity", "--n", "4", "--samples", "50"],
+    ("sensitivity",): ["parity", "--n", "30", "--samples", "50"],  # Monte Carlo: --samples used
     ("tasks",): [],
     ("sample",): ["parity", "--n", "4", "--count", "2"],
     ("label",): ["parity", "1 0 1 1", "--n", "4"],
