@@ -61,7 +61,11 @@ def test_bapo_row_class_rule_fires_on_flat_b0():
     assert set(p.evidence["b0_bandwidth_by_n"].values()) == {1}
 
 
-def test_bapo_binary_add_stays_unknown_with_reason():
+def test_bapo_binary_add_is_hard_only_conditionally_through_its_claim():
+    # no rule of its own decides it; the claim of proofs/ settles it, conditionally on the
+    # missing Greater-Than hardness lemma, and the cell says so
     p = pred("bapo", "binary_add")
-    assert p.verdict == Verdict.UNKNOWN
-    assert "greater-than" in p.explanation.lower()
+    assert p.verdict == Verdict.HARD and p.status == Status.CONDITIONAL
+    assert p.basis == Basis.THEOREM and p.evidence["claim"] == "bapo-dyck-binary-add"
+    assert "greater-than" in p.evidence["condition"].lower()
+    assert any("greater-than" in t["outcome"].lower() for t in p.tried)

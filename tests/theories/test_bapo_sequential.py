@@ -91,8 +91,9 @@ def test_bapo_rules_on_new_families():
     assert p.verdict == Verdict.EASY and p.evidence["a"] == 14 and p.evidence["b"] == 0
     p = theory("bapo").predict("dyck_bounded", ctx)
     assert p.verdict == Verdict.EASY and p.evidence["protocol"] == "stack-automaton"
-    p = theory("bapo").predict("dyck", ctx)
-    assert p.verdict == Verdict.UNKNOWN
+    p = theory("bapo").predict("dyck", ctx)  # settled only by its conditional claim
+    assert p.verdict == Verdict.HARD and p.rule == "checked claim of proofs/"
+    assert p.evidence["condition"]
     p = theory("bapo").predict("reach_undirected", ctx)
     assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION
     assert "counting graph" in p.evidence["reduction"]

@@ -257,3 +257,56 @@ def group_witness(family: str, ctx: Context, need: str = "star-free"):
         return RuleSkip(f"the group witness ({label}) agrees up to the check length "
                         f"{res.check_len} but not beyond it", {"witness": wit})
     return label, res, wit
+
+
+# ---- checked claims of proofs/ ------------------------------------------------------------
+
+_CLAIM_STATUS = {"proven": Status.PROVEN, "conditional": Status.CONDITIONAL,
+                 "cited": Status.CITED}
+
+
+def _canonical(label: str) -> str:
+    name, params = tasks.parse_task(label)
+    return tasks.task_label(name, params)
+
+
+def claim_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSkip:
+    """A claim of ``proofs/claims`` that settles this cell: its check is run and the
+    cell takes the claim's verdict with the certificate's status (a failed check, or a
+    certificate without a status the cell can carry, settles nothing)."""
+    from ..proofs import claims
+    label = _canonical(family)
+    found = [c for c in claims.all_claims()
+             for t, task, verdict in c.settles
+             if t == theory.name and _canonical(task) == label]
+    if not found:
+        return RuleSkip(f"no claim of proofs/ settles {theory.name} on {label}")
+    claim = found[0]
+    verdict = next(v for t, task, v in claim.settles
+                   if t == theory.name and _canonical(task) == label)
+    cert = claims.certificate(claim.name)
+    ev = {"claim": claim.name, "certificate": cert.to_dict()}
+    if not cert.ok:
+        return RuleSkip(f"claim {claim.name}: its check failed", ev)
+    status = cert.status
+    if status.startswith("verified"):
+        ev["verified_up_to"] = int(cert.n_reached)
+        st = Status.VERIFIED
+    elif status in _CLAIM_STATUS:
+        st = _CLAIM_STATUS[status]
+    else:
+        return RuleSkip(f"claim {claim.name}: status {status!r} cannot settle a cell", ev)
+    if st == Status.PROVEN:
+        ev["proof"] = f"claim {claim.name} (theorybench claim {claim.name})"
+    if st == Status.CONDITIONAL:
+        ev["condition"] = "; ".join(cert.conditions) or "a step named in the certificate"
+    if st == Status.CITED:
+        ev["why_cited"] = ("the claim rests on cited steps whose theorem numbers were not "
+                           "checked here: " + "; ".join(
+                               s.get("statement", "") if isinstance(s, dict) else str(s)
+                               for s in cert.to_dict().get("steps", [])
+                               if (s.get("kind") if isinstance(s, dict) else "") == "cited"))
+    return theory.prediction(
+        family, Verdict(verdict.lower()), Basis.THEOREM, st, ev,
+        f"{claim.title}: `theorybench claim {claim.name}` ({cert.status}; "
+        f"checked up to n = {cert.n_reached})")

@@ -229,6 +229,12 @@ class BAPOTheory(Theory):
         return RuleSkip("the candidate reductions failed their check")
 
 
+    @rule("checked claim of proofs/", Basis.THEOREM)
+    def from_claim(self, family: str, ctx: Context):
+        """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
+        from ._rules import claim_rule
+        return claim_rule(self, family, ctx)
+
 def _monotone(dep: list[int] | None) -> bool:
     """Each output token copies at most one input position, in non-decreasing order."""
     if dep is None:

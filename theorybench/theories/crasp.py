@@ -425,5 +425,11 @@ class CRASPTheory(Theory):
             f"would put flip-flop in C-RASP")
 
 
+    @rule("checked claim of proofs/", Basis.THEOREM)
+    def from_claim(self, family: str, ctx: Context):
+        """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
+        from ._rules import claim_rule
+        return claim_rule(self, family, ctx)
+
 #: The matrix columns this module defines (see registry.THEORY_MODULES).
 THEORIES = (CRASPTheory,)
