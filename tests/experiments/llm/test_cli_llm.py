@@ -54,3 +54,13 @@ def test_models_and_export(cli, models_file, tmp_path):
     code, out, _ = cli("llm", "export", "parity", "--n", "6", "--out", tmp_path / "x",
                        "--count", "3")
     assert code == 0 and out.count("wrote") == 2
+
+
+@pytest.mark.parametrize("path, message", [
+    ("/dev/zero", "not a regular file"), (".", "not a regular file"),
+    ("x\x00y", "NUL byte"), ("missing.json", "cannot be read"),
+])
+def test_bad_model_files_are_refused_without_reading(cli, path, message):
+    # /dev/zero used to be read until memory ran out
+    code, _, err = cli("llm", "models", "--models", path)
+    assert code == 2 and message in err
