@@ -23,32 +23,26 @@ def _expr_problems(expr, where: str, binary: bool, defined: set, alphabet, stmt_
                    positional: bool, out: list) -> None:
     for node in A.walk(expr):
         line, col = _loc(node, stmt_loc)
-        if isinstance(node, A.Ref):
-            if node.name not in defined:
+        if isinstance(node, (A.Ref, A.Tok)):
+            ref = isinstance(node, A.Ref)
+            shown = node.name if ref else f'"{node.symbol}"'
+            bare = f"a bare {node.name!r}" if ref else "a bare token test"
+            if ref and node.name not in defined:
                 out.append(ProgramProblem(
                     f"{node.name!r} is not defined before this line (define it on an earlier "
                     f"line; programs are straight-line)", line, col))
             if binary and not node.explicit:
                 out.append(ProgramProblem(
-                    f"in an attention {where}, say {node.name}(i) or {node.name}(j): a bare "
-                    f"{node.name!r} does not say which position it is read at", line, col))
-            if not binary and node.at == "j":
-                out.append(ProgramProblem(
-                    f"{node.name}(j) in a {where}: j exists only inside an attention's score "
-                    f"and value", line, col))
-        elif isinstance(node, A.Tok):
-            if binary and not node.explicit:
-                out.append(ProgramProblem(
-                    f'in an attention {where}, say "{node.symbol}"(i) or "{node.symbol}"(j): a '
-                    f"bare token test does not say which position it is read at", line, col))
-            if alphabet is not None and node.symbol not in alphabet:
+                    f"in an attention {where}, say {shown}(i) or {shown}(j): {bare} does not "
+                    f"say which position it is read at", line, col))
+            if not ref and alphabet is not None and node.symbol not in alphabet:
                 out.append(ProgramProblem(
                     f"token {node.symbol!r} is not in the declared alphabet "
                     f"({' '.join(alphabet)})", line, col))
             if not binary and node.at == "j":
                 out.append(ProgramProblem(
-                    f'"{node.symbol}"(j) in a {where}: j exists only inside an attention\'s '
-                    f"score and value", line, col))
+                    f"{shown}(j) in a {where}: j exists only inside an attention's score "
+                    f"and value", line, col))
         elif isinstance(node, A.PosCmp):
             if not positional:
                 out.append(ProgramProblem(
