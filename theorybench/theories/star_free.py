@@ -11,7 +11,7 @@ Two matrix columns:
   aperiodic.
 * ``star_free_pos`` - B-RASP[pos]: scores (and position-wise formulas) may also compare
   positions (``j == i - 1``, ``j == 3``, ``i % 2 == 0``, ``j == i - n / 2``, ``tokpos``; see
-  ``brasp.interp``).  Yang et al. treat position embeddings in section 7 of arXiv v3 (the
+  ``formal.brasp.interpret``).  Yang et al. treat position embeddings in section 7 of arXiv v3 (the
   NeurIPS version; its overview figure sends "finite-image PEs" and "rational sinusoidal
   PEs" to subsections of section 7): finite-image embeddings add unary numerical
   predicates, rational sinusoidal ones modular predicates.  Our [pos] is
@@ -146,7 +146,7 @@ class _StarFreeBase(Theory):
             return RuleSkip("the library program changes with n", got)
         last = got["by_n"][-1]
         ext = (" It reads query tokens with tokpos (our B-RASP[pos] extension for "
-               "alphabets that name positions, see brasp.interp)." if "tokpos" in got["text"]
+               "alphabets that name positions, see formal.brasp.interpret)." if "tokpos" in got["text"]
                else "")
         ev = {**got, "verified_up_to": max(r["n"] for r in got["by_n"]),
               "extensions": _extensions(got["text"])}
