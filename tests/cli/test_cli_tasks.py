@@ -85,7 +85,6 @@ def test_subprocess_huge_count_is_a_clean_error(cli_proc):
     (["sample", "reach_directed", "--n", "1"], "n=1 is too small"),
     (["sample", "reach_directed", "--n", "4", "--param", "nodes=3"], "nodes=3 is too small"),
     (["sample", "dyck", "--n", "5"], "n=5 is odd"),
-    (["sample", "parity", "--n", "4", "--seed", "-1"], "--seed -1 is negative"),
     (["sample", "parity", "--n", "4", "--count", "999999999999"], "sample in batches"),
     (["label", "dyck", "--n", "4", "( ( ) ) )"], "expects 4 brackets"),
     (["label", "binary_add", "--n", "2", "1 1 1 1 ="], "expects 6 tokens"),

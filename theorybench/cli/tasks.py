@@ -7,8 +7,7 @@ import json
 import numpy as np
 
 from .. import tasks
-from ..errors import TaskParameterError
-from .common import add_task_args, parse_params, print_json, print_table
+from .common import add_task_args, parse_params, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -21,7 +20,7 @@ def register(sub) -> None:
     p = sub.add_parser("sample", help="print sampled instances of a task with their labels")
     add_task_args(p)
     p.add_argument("--count", type=int, default=5, help="number of instances (default 5)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.add_argument("--distribution", default=None, help="sampling distribution (default: the task's)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_sample)
@@ -37,8 +36,6 @@ def _task(args):
 
 
 def _rng(seed: int) -> np.random.Generator:
-    if seed < 0:
-        raise TaskParameterError(f"--seed {seed} is negative; seeds are integers >= 0")
     return np.random.default_rng(seed)
 
 
