@@ -61,6 +61,11 @@ def test_verify_checks_its_arguments_before_any_work(tmp_path, tiny_profile):
         verify(profile=tiny_profile, out=tmp_path / "o", db=foreign, progress=False,
                log=lambda s: None)
     assert foreign.read_text() == "not a store" and not (tmp_path / "o").exists()
+    # a device would block SQLite, an empty --out used to run everything first
+    for kw, match in ((dict(out=tmp_path / "o", db="/dev/zero"), "not a regular file"),
+                      (dict(out="", db=tmp_path / "db.sqlite"), "--out is empty")):
+        with pytest.raises(StoreError, match=match):
+            verify(profile=tiny_profile, progress=False, log=lambda s: None, **kw)
     with pytest.raises(ConfigError, match="unknown profile"):
         verify(profile="smok", out=tmp_path / "o", db=tmp_path / "db.sqlite", progress=False,
                log=lambda s: None)

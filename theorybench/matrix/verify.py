@@ -76,11 +76,18 @@ def check_paths(out: str | Path, db: str | Path) -> None:
     """Refuse an --out that is a file and a --db that is not a results store, before any work."""
     from ..experiments.store import ResultsStore
 
+    if not str(out).strip():
+        raise StoreError("--out is empty; give a folder for the report")
     if Path(out).exists() and not Path(out).is_dir():
         raise StoreError(f"--out {out} is a file; give a folder for the report")
+    if not str(db).strip():
+        raise StoreError("--db is empty; give a file path for the results store")
     path = Path(db)
     if path.is_dir():
         raise StoreError(f"--db {db} is a folder; give a file path for the results store")
+    if path.exists() and not path.is_file():  # a device or a FIFO: SQLite would block on it
+        raise StoreError(f"--db {db} is not a regular file; give a file path for the "
+                         f"results store")
     if path.exists() and path.stat().st_size > 0:
         ResultsStore(db, readonly=True).close()  # StoreError: a foreign or incompatible file
 
