@@ -99,16 +99,21 @@ def _verify(args) -> int:
                     f"row-class protocol; use a smaller n")
         return None
 
+    from ..formal.resources import Progress
     out = []
-    for n in _ns(args, no_protocol):
-        df = _df(args.task, n, args.param)
-        protos = protocols_for(df)
-        if not protos:
-            protos = [row_class_protocol(df)]
-        for p in protos:
-            r = verify(p, df, rng=np.random.default_rng(args.seed))
-            out.append({"n": n, "protocol": p.name, "a": p.a, "b": p.b, "ok": r.ok,
-                        "inputs": r.inputs_mode, "adversary": r.adversary, "failure": r.failure})
+    ns = _ns(args, no_protocol)
+    with Progress(len(ns), f"bapo verify {args.task}") as bar:
+        for i, n in enumerate(ns):
+            df = _df(args.task, n, args.param)
+            protos = protocols_for(df)
+            if not protos:
+                protos = [row_class_protocol(df)]
+            for p in protos:
+                r = verify(p, df, rng=np.random.default_rng(args.seed))
+                out.append({"n": n, "protocol": p.name, "a": p.a, "b": p.b, "ok": r.ok,
+                            "inputs": r.inputs_mode, "adversary": r.adversary,
+                            "failure": r.failure})
+            bar.update(i + 1, f"n={n}")
     if args.format == "json":
         print_json(out)
     else:

@@ -62,13 +62,16 @@ def _rounds(args) -> int:
                      "lower --instances")
     rng = np.random.default_rng(args.seed)
     rows = []
-    for n in ns:
-        t = tasks.get(args.task, n=n, **params)
-        r = measure(t, rng, args.delta, args.instances, c=args.c)
-        rows.append({"n": n, "N": r["N"], "delta": args.delta, "s": r["s"],
-                     "machines": r["machines"], "rounds": r["rounds"],
-                     "max_memory": r["max_memory"], "communication": r["communication"],
-                     "correct": not r["wrong"]})
+    from ..formal.resources import Progress
+    with Progress(len(ns), f"mpc rounds {args.task}") as bar:
+        for i, n in enumerate(ns):
+            t = tasks.get(args.task, n=n, **params)
+            r = measure(t, rng, args.delta, args.instances, c=args.c)
+            rows.append({"n": n, "N": r["N"], "delta": args.delta, "s": r["s"],
+                         "machines": r["machines"], "rounds": r["rounds"],
+                         "max_memory": r["max_memory"], "communication": r["communication"],
+                         "correct": not r["wrong"]})
+            bar.update(i + 1, f"n={n}")
     if args.format == "json":
         print_json(rows)
     else:
