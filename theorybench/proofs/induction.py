@@ -79,9 +79,11 @@ class InductionResult:
 
 
 def _words(size: int, length: int) -> np.ndarray:
+    """Every word of ``length`` letters over ``range(size)``, lexicographic (int64 rows)."""
     if length == 0:
         return np.zeros((1, 0), dtype=np.int64)
-    return np.array(list(itertools.product(range(size), repeat=length)), dtype=np.int64)
+    idx = np.arange(size ** length, dtype=np.int64)  # size ** length <= MAX_WORDS
+    return np.stack(np.unravel_index(idx, (size,) * length), axis=1).astype(np.int64)
 
 
 def _lengths(limit_words: int, size: int, up_to: int) -> list[int]:
