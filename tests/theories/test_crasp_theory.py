@@ -263,3 +263,16 @@ def test_conflict_clique_against_brute_force():
         assert 1 <= got <= omega  # a clique, hence a lower bound on the messages needed
         if len(_unique_rows(m >= 0)) == 1:
             assert got == len(m)  # one definedness pattern: every pair of rows conflicts
+
+
+def test_library_programs_proved_by_induction_make_the_cell_proven():
+    from theorybench.theories.base import Context, Status, status_problem
+    from theorybench.theories.registry import theory
+    from theorybench.theories.runner import predict_one
+    for task in ("majority", "dyck:k=1", "dyck_bounded"):
+        p = predict_one("crasp", task, Context())
+        assert p.status == Status.PROVEN and "z3 induction" in p.evidence["proof"]
+        assert p.evidence["induction"]["status"] == "proved" and status_problem(p) is None
+    # sparse programs depend on n (the hidden set): no specification machine, stays verified
+    p = theory("crasp").predict("sparse_any", Context())
+    assert p.status == Status.VERIFIED and p.evidence["induction"]["status"] == "unknown"

@@ -305,12 +305,31 @@ class CRASPTheory(Theory):
         ns = sorted(report.sizes)
         ev.update(size=size, verified_ns=ns, exhaustive_up_to=report.exhaustive_up_to,
                   verified_up_to=int(ns[-1]))
+        checked = (f"checked on all inputs up to n={report.exhaustive_up_to} and on samples "
+                   f"up to n={ns[-1]}, the same size at every n ({YC24})")
+        # a program without positional imports is a counter machine: try the proof for
+        # every length against the task's specification machine (proofs/induction.py)
+        from ..proofs import prove_crasp
+        params = {k: v for k, v in probe[0].values.items() if k != "n"}
+        proof = prove_crasp(for_task(probe[0])[0], probe[0].name, params)
+        ev["induction"] = proof.to_dict()
+        if proof.status == "counterexample":
+            return RuleSkip(f"the library program for {family} is wrong at "
+                            f"{proof.counterexample!r}, beyond the finite check", ev)
+        if proof.status == "proved":
+            ev["proof"] = (f"z3 induction: the program equals the {probe[0].name} "
+                           f"specification machine ({proof.spec}) at every length; the "
+                           f"specification equals the reference on every input up to "
+                           f"n={proof.spec_check_n}")
+            return self.prediction(
+                family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN, ev,
+                f"a C-RASP program with {size['counts']} counts and depth {size['depth']} "
+                f"({origin}) decides {family} at every length: proved by induction with z3 "
+                f"(`theorybench crasp prove`); {checked}")
         return self.prediction(
             family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
             f"a C-RASP program with {size['counts']} counts and depth {size['depth']} "
-            f"({origin}) decides {family}; checked on all inputs up to "
-            f"n={report.exhaustive_up_to} and on samples up to n={ns[-1]}, the same size "
-            f"at every n ({YC24})")
+            f"({origin}) decides {family}; {checked}")
 
     @rule("non-aperiodic regular language", Basis.LOWER_BOUND)
     def non_aperiodic(self, family: str, ctx: Context):
