@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from .. import tasks
-from ..errors import ConfigError
+from ..errors import ConfigError, TaskParameterError
 from .common import parse_range, parse_seed, print_json, print_table
 
 
@@ -83,7 +83,7 @@ def cmd_eval(args) -> int:
         for n in ns:
             try:
                 tasks.get(family, n=n, **params)
-            except Exception as exc:  # an invalid size for this family: say so, go on
+            except TaskParameterError as exc:  # an invalid size for this family: go on
                 skipped.append(f"{family} n={n}: {exc}")
                 continue
             runs.append(LLMSpec(family, n, models[name], tuple(sorted(params.items())),

@@ -26,7 +26,7 @@ import torch
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from ..errors import ConfigError
-from .data import TaskData
+from .data import TaskData, accuracy
 from .model import ModelConfig, Transformer
 from .trainer import TrainingConfig, loss_fn, train
 
@@ -161,7 +161,6 @@ def measure(task: str, n: int, params: dict | None = None, *, state: str = "init
             return loss_fn(model(fixed.inputs, generator=torch.Generator().manual_seed(seed)),
                            fixed.targets)
 
-    from .data import accuracy
     with torch.no_grad():
         logits = model(fixed.inputs, generator=torch.Generator().manual_seed(seed))
         acc = accuracy(logits.float(), fixed.targets, data.output)

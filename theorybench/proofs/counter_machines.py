@@ -193,12 +193,13 @@ class ProgramMachine:
         state = self.init(ops)
         for col in range(words.shape[1]):
             tok = words[:, col]
-            state, _ = self.step(ops, state, _tok_is(alphabet, tok), ops.bool_(False))
+            state, _ = self.step(ops, state, tok_is(alphabet, tok), ops.bool_(False))
         _, out = self.step(ops, state, lambda s: ops.bool_(False), ops.bool_(True))
         return np.asarray(out, dtype=bool)
 
 
-def _tok_is(alphabet, tok):
+def tok_is(alphabet, tok):
+    """The batched test "the token here is symbol" for a column of alphabet indices."""
     index = {s: i for i, s in enumerate(alphabet)}
     return lambda s: (tok == index[s]) if s in index else np.zeros(tok.shape, dtype=bool)
 
@@ -230,7 +231,7 @@ class SpecMachine:
         ops = NumpyOps(words.shape[:1])
         state = self.init(ops)
         for col in range(words.shape[1]):
-            state = self.step(ops, state, _tok_is(self.alphabet, words[:, col]))
+            state = self.step(ops, state, tok_is(self.alphabet, words[:, col]))
         return np.asarray(self.accept(ops, state), dtype=bool)
 
 

@@ -41,6 +41,7 @@ from ..formal import crasp
 from ..formal.crasp import ast as A
 from .counter_machines import (NotACounterMachine, NumpyOps, ProgramMachine, SpecMachine,
                                Z3Ops, spec_for, SPEC_FAMILIES)
+from .counter_machines import tok_is as machine_tok
 
 #: Largest number of words of one length enumerated by the finite checks.
 MAX_WORDS = 1 << 16
@@ -163,16 +164,11 @@ def _reached_states(machine: ProgramMachine, spec: SpecMachine, length: int):
         c, s = machine.init(ops), spec.init(ops)
         rows.append((c, s, np.zeros(len(words), dtype=np.int64)))
         for col in range(L):
-            tok_is = _np_tok(spec.alphabet, words[:, col])
+            tok_is = machine_tok(spec.alphabet, words[:, col])
             c, _ = machine.step(ops, c, tok_is, ops.bool_(False))
             s = spec.step(ops, s, tok_is)
             rows.append((c, s, np.full(len(words), col + 1, dtype=np.int64)))
     return rows
-
-
-def _np_tok(alphabet, tok):
-    index = {a: i for i, a in enumerate(alphabet)}
-    return lambda sym: (tok == index[sym]) if sym in index else np.zeros(tok.shape, bool)
 
 
 @dataclass

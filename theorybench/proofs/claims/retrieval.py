@@ -20,7 +20,7 @@ from ... import tasks
 from ...formal import crasp
 from ...formal.crasp.programs import for_task
 from ...formal.reductions import Problem
-from ..counter_machines import NumpyOps, ProgramMachine, _tok_is
+from ..counter_machines import NumpyOps, ProgramMachine, tok_is
 from .base import Claim, Step
 
 
@@ -110,7 +110,7 @@ def simulation_check(program, alphabet: tuple[str, ...], length: int, drop: int 
     state = machine.init(ops)
     ok, worst = True, 0
     for k in range(1, length):
-        state, _ = machine.step(ops, state, _tok_is(alphabet, words[:, k - 1]), ops.bool_(False))
+        state, _ = machine.step(ops, state, tok_is(alphabet, words[:, k - 1]), ops.bool_(False))
         kept = state[: s - drop] if drop else state
         msg = np.stack([np.asarray(c, dtype=np.int64) for c in kept], axis=1) \
             if kept else np.zeros((len(words), 0), dtype=np.int64)
