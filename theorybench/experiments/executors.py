@@ -5,7 +5,12 @@ the sweep, which alone writes the store (so a worker never holds the database, a
 sweep loses only the runs in flight). An executor claims a run only when it has a free slot,
 so concurrent sweeps on one store split the runs between them.
 
-* ``inprocess`` - one run after another in this process (default).
+* ``auto`` - the default: every core busy. On a CPU with several cores and more than one run
+  to do, a ``pool`` of one worker per core, each run on one torch thread (the profiles'
+  models are small: two independent one-thread runs finish a 2-core sweep faster than one
+  run at a time on two threads, see ``benchmarks/bench_sweep.py``); otherwise ``inprocess``
+  on all cores (one run, or a GPU, which one process drives best).
+* ``inprocess`` - one run after another in this process.
 * ``pool`` - a local process pool of ``workers`` processes (spawned), the machine's cores
   divided among them as torch threads; at most ``workers`` runs are in flight.
 * ``ray`` - Ray tasks on a local instance or a cluster (``address``); needs the optional
@@ -20,7 +25,7 @@ from typing import Callable
 
 from ..errors import ConfigError, TheorybenchError
 
-EXECUTORS = ("inprocess", "pool", "ray")
+EXECUTORS = ("auto", "inprocess", "pool", "ray")
 # callback(key, status, payload): status "done" (metrics dict) or "failed" (error text).
 Callback = Callable[[str, str, object], None]
 # next_run() -> {"key", "spec", "label"} or None: the next run this worker holds.
@@ -32,6 +37,22 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def resolve(executor: str, workers: int | None, threads: int | None, runs: int,
+            device: str = "cpu", cores: int | None = None) -> tuple[str, int, int | None]:
+    """(executor, workers, threads) for a sweep of ``runs`` runs still to do. ``auto`` becomes
+    a pool of ``min(cores, runs)`` workers (``workers`` caps it) whose runs share the cores
+    (``threads`` per run, default ``cores // workers``), or ``inprocess`` for a GPU, a
+    single core, a single run or ``workers == 1``. A named executor keeps its settings
+    (``workers`` None means 1): it is never widened behind the user's back."""
+    cores = cores or cpu_count()
+    if executor != "auto":
+        return executor, workers or 1, threads
+    if device.startswith("cuda") or cores < 2 or runs < 2 or workers == 1:
+        return "inprocess", 1, threads
+    width = min(workers or cores, runs)
+    return "pool", width, threads if threads is not None else max(1, cores // width)
 
 
 def set_threads(threads: int) -> None:
@@ -145,6 +166,9 @@ def run_ray(next_run: NextRun, callback: Callback, workers: int = 2, device="cpu
 
 def get_executor(name: str):
     table = {"inprocess": run_inprocess, "pool": run_pool, "ray": run_ray}
+    if name == "auto":
+        raise ConfigError("executor 'auto' is resolved to a real executor by the sweep "
+                          "(executors.resolve) before it runs")
     if name not in table:
         raise ConfigError(f"unknown executor {name!r}; executors: {', '.join(EXECUTORS)}")
     if name == "ray":
