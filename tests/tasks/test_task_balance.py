@@ -18,7 +18,8 @@ from theorybench import tasks
 EXACT = [(name, dist) for name, cls in tasks.families().items()
          for dist in cls.distributions if dist in ("balanced", "paths", "cycles", "random")]
 IN_EXPECTATION = [("majority", "uniform"), ("parity", "uniform"), ("index", "uniform"),
-                  ("index_parity", "uniform"), ("sparse_parity", "uniform")]
+                  ("index_parity", "uniform"), ("sparse_parity", "uniform"),
+                  ("kv_retrieval", "uniform")]
 
 
 def _task(name):
