@@ -2,12 +2,13 @@
 
 Source: Schnabel, Tomlinson, Swaminathan, Neville, "Lost in transmission: when and why LLMs
 fail to reason globally", NeurIPS 2025 (arXiv 2505.08140). A problem is BAPO-easy when an
-(a, b)-BAPO with a, b constant in n solves it, BAPO-hard otherwise (Definition 1). Upper
-bounds: Index (0, 1) and Equality/Disjointness (1, 1) (Theorem 1), a regular language
-with |Q| states (ceil(log2 |Q|), 0) (Theorem 2), Match2 (0, 1) (Theorem 5). Lower bounds:
-Reachability (Theorem 3), Majority (Theorem 4: no (o(log n), o(n^(1-eps)))-BAPO; tight
-at (ceil(log2 n), 0)), Match3 (Theorem 5); the proofs fill the attention budget with
-tokens common to all prefixes and pigeonhole more prefixes than f has messages.
+(a, b)-BAPO with a, b constant in n solves it, BAPO-hard otherwise (the paper's
+definition). Results of the paper used here (cited; the theorem numbers could not be
+checked against the paper with the search tool, so none are given): upper bounds Index
+(0, 1), Equality/Disjointness (1, 1), a regular language with |Q| states
+(ceil(log2 |Q|), 0), Match2 (0, 1); lower bounds Reachability, Majority (no
+(o(log n), o(n^(1-eps)))-BAPO; tight at (ceil(log2 n), 0)), Match3; the proofs fill the
+attention budget with tokens common to all prefixes and pigeonhole more prefixes than f has messages.
 
 Rules (in order):
 

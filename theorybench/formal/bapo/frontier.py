@@ -1,7 +1,7 @@
 """The minimal (a, b) frontier of BAPOs at small n, by SAT (z3).
 
 Question: for given a and b, is there ANY (f, g, h) that solves the decision function at
-this input length (Definition 1 of Schnabel et al., NeurIPS 2025, arXiv 2505.08140)?
+this input length (the BAPO definition of Schnabel et al., NeurIPS 2025, arXiv 2505.08140)?
 
 Encoding. f, g and h all receive the split k, so the condition for different splits
 shares no unknowns and the instance separates: (a, b) is feasible iff it is feasible at

@@ -1,9 +1,11 @@
 """BAPO-hard source problems and split-preserving reductions from them into task families.
 
-Schnabel et al. (NeurIPS 2025, arXiv 2505.08140) prove Reachability (Theorem 3: no
+Schnabel et al. (NeurIPS 2025, arXiv 2505.08140) prove Reachability (no
 (o(m^(1/c) log m), o(m^(1-2/c)))-BAPO for graphs with m = Omega(nodes) edges, any integer
-c >= 3; the instance is the edge list followed by s and t, Appendix A), Majority (Theorem 4:
-no (o(log n), o(n^(1-eps)))-BAPO for any 0 < eps < 1) and Match3 (Theorem 5) BAPO-hard. A reduction transfers that only if it keeps prefixes and suffixes
+c >= 3; the instance is the edge list followed by s and t), Majority (no
+(o(log n), o(n^(1-eps)))-BAPO for any 0 < eps < 1) and Match3 BAPO-hard (cited: the
+theorem numbers could not be checked against the paper with the search tool, so none are
+given). A reduction transfers that only if it keeps prefixes and suffixes
 aligned: here a monotone projection (every output token a constant or a function of one
 input token, the input positions in non-decreasing order), so that the image of a split
 of the source is a split of the target. Then an (a, b)-BAPO for the target yields an
@@ -47,7 +49,7 @@ def majority_problem() -> "R.Problem":
         name="majority (BAPO-hard)",
         fn=lambda x, n: (2 * np.asarray(x).sum(axis=1) > n).astype(np.int64),
         choices=lambda n: [(0, 1)] * n,
-        doc="Majority; BAPO-hard by Schnabel et al. (NeurIPS 2025), Theorem 4")
+        doc="Majority; BAPO-hard by Schnabel et al. (NeurIPS 2025; cited)")
 
 
 def reachability_problem(directed: bool = True) -> "R.Problem":
@@ -96,7 +98,7 @@ def reachability_problem(directed: bool = True) -> "R.Problem":
         enumerate=lambda n: task(n).decision_view()[0].enumerate(),
         valid=lambda x, n: (task(n).decision_view()[0].valid or (lambda y: np.ones(len(y), bool)))(x),
         sample=lambda rng, n, count: task(n).decision_view()[0].sample(rng, count),
-        doc="graph reachability; BAPO-hard by Schnabel et al. (NeurIPS 2025), Theorem 3")
+        doc="graph reachability; BAPO-hard by Schnabel et al. (NeurIPS 2025; cited)")
 
 
 def counting_graph(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int, int, int]:
@@ -152,7 +154,8 @@ def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
             target_family="majority", target_params=lambda n: {"n": n},
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is Majority itself")
-        out.append((red, "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Theorem 4: no "
+        out.append((red, "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, cited without a "
+                         "theorem number: no "
                          "(o(log n), o(n^(1-eps)))-BAPO solves it)", [3, 5, 7]))
     if family == "reach_directed":
         red = R.Reduction(
@@ -160,12 +163,13 @@ def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
             target_family="reach_directed", target_params=lambda n: {"n": n},
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is directed s-t reachability on an edge list")
-        out.append((red, "Reachability is BAPO-hard (Schnabel et al., NeurIPS 2025, Theorem 3; "
-                         "edge list followed by the query, as in its Appendix A, with "
+        out.append((red, "Reachability is BAPO-hard (Schnabel et al., NeurIPS 2025, cited without "
+                         "a theorem number; edge list followed by the query, with "
                          "nodes = n + 2 so that edges = Omega(nodes))", [2, 4]))
     if family == "reach_undirected":
         out.append((majority_to_reach(False),
-                    "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, Theorem 4); the "
+                    "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, cited without a "
+                    "theorem number); the "
                     "counting-graph projection keeps splits aligned and (a, b) unchanged",
                     [3, 5, 7]))
     return out
@@ -198,8 +202,8 @@ def open_note(family: str) -> str | None:
         if not all(carry_out_is_greater_than(n) for n in ns):
             return None
         return (f"binary_add's main decision function carry_out is Greater-Than: carry_out = "
-                f"[a > NOT b] (checked on all inputs at n={ns}). Schnabel et al. do not treat "
-                f"Greater-Than (it is not among their Theorems 1-7), no split-preserving "
+                f"[a > NOT b] (checked on all inputs at n={ns}). Greater-Than is not "
+                f"among the problems of Schnabel et al. used here (cited), no split-preserving "
                 f"reduction from Majority or Reachability into it is known, and no "
                 f"constant-bandwidth protocol is known here (the selected matching positions "
                 f"a_j = b_j must deliver the highest one, which an adversary may withhold); "

@@ -21,9 +21,9 @@ the answer. Inputs have no immediate repeats, so after p' = s the next hop (symb
 x_s != x_(s-1)) goes into the prefix through T.
 
 a = ceil(log2 A) + A K ceil(log2(A+1)), b = 0: constant in n for a fixed alphabet and K
-(14 bits for A = 4, K = 1). It grows with A: Schnabel et al. note (Section 3.2 and
-Appendix C) that multi-hop induction heads appears BAPO-Sigma-hard, so "Easy" here is
-for the task's fixed alphabet only. Definition 1 of Schnabel et al. (NeurIPS 2025, arXiv
+(14 bits for A = 4, K = 1). It grows with A: Schnabel et al. note (cited; no section
+number checked) that multi-hop induction heads appears BAPO-Sigma-hard, so "Easy" here is
+for the task's fixed alphabet only. The BAPO definition of Schnabel et al. (NeurIPS 2025, arXiv
 2505.08140) holds: f reads only the prefix, h only f's bits, the suffix and s. The
 protocol is verified, not assumed: :func:`.verify.verify` on every split.
 """

@@ -3,15 +3,15 @@
 Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
 
 * parity, all, any, sparse_* - (1, 0): f sends the XOR / AND / OR of the relevant prefix
-  bits (a regular language with |Q| states has a (ceil(log2 |Q|), 0)-BAPO, the paper's
-  Theorem 2: here |Q| = 2); sparse_* also (0, k) by attending to the k hidden positions;
-* index - (0, 1): g selects the queried position (the paper's Theorem 1 protocol);
+  bits (a regular language with |Q| states has a (ceil(log2 |Q|), 0)-BAPO, a result of
+  the paper, cited: here |Q| = 2); sparse_* also (0, k) by attending to the k hidden positions;
+* index - (0, 1): g selects the queried position (the paper's Index protocol);
   index_* with k queries - (1, k): g selects the positions named by the queries in the
   suffix, f folds the queries that fall into the prefix (splits inside the query block);
 * edge_exists - (0, 1): g selects the listed edges equal to the query edge token;
 * khop (fixed alphabet, k hops) - (ceil(log2 A) + A k ceil(log2(A+1)), 0): f sends where
   a chase entering the prefix ends, per symbol and remaining hops (:mod:`.khop`); constant
-  in n only because the alphabet is fixed - the paper (Section 3.2, Appendix C) notes that
+  in n only because the alphabet is fixed - the paper notes (cited) that
   multi-hop induction heads appears BAPO-Sigma-hard (bandwidth growing with |Sigma|);
 * dyck_bounded - (ceil(log2 |Q|), 0) by the state of its stack automaton, and by the
   minimal DFA learned and checked by :mod:`theorybench.formal.automata`
@@ -20,7 +20,7 @@ Constant bandwidth (BAPO-easy; Schnabel et al., NeurIPS 2025, arXiv 2505.08140):
 Growing bandwidth (the best protocols known here):
 
 * majority - (ceil(log2 n), 0): f sends the prefix count of ones (0..k with k <= n-1, so
-  n values; the tight upper bound of the paper's Theorem 4);
+  n values; the paper's tight upper bound for Majority, cited);
 * dyck - f sends the prefix's stack of open types (:func:`.sequential.stack_protocol`):
   log n bits for one type, linear for more;
 * binary_add, reach_* - the trivial (0, L-1) protocol (:func:`trivial_protocol`: attend
@@ -94,7 +94,7 @@ def attend_support_protocol(op: str, support: tuple[int, ...], L: int, name: str
 
 
 def majority_protocol(n: int) -> Protocol:
-    """(ceil(log2 n), 0): f sends the number of ones in the prefix (Theorem 4's protocol).
+    """(ceil(log2 n), 0): f sends the number of ones in the prefix (the paper's Majority protocol).
 
     Splits are k = 1..n-1, so the count takes one of the n values 0..n-1.
     """
@@ -245,10 +245,10 @@ def row_class_protocol(df, limit: int = 1 << 20) -> Protocol:
 def trivial_protocol(df) -> Protocol:
     """(0, L-1): g selects every prefix token, h rebuilds the input and evaluates it.
 
-    The paper's trivial upper bound (Schnabel et al., Definition 1 and the remark after
-    it: any problem has a (0, n)-BAPO). With b = L-1 >= k no adversary can withhold a
+    The paper's trivial upper bound (Schnabel et al., after their definition: any
+    problem has a (0, n)-BAPO; cited). With b = L-1 >= k no adversary can withhold a
     token, so h sees the whole input. The best protocol known here for families with no
-    other (reachability - Theorem 3 leaves the gap to it open - and binary_add).
+    other (reachability - the paper's lower bound leaves the gap to it open - and binary_add).
     """
     L = df.length
 

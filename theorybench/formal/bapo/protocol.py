@@ -1,7 +1,7 @@
 """BAPO protocols as data: the prefix oracle f, the attention function g, the suffix oracle h.
 
 Definition (Schnabel, Tomlinson, Swaminathan, Neville, "Lost in transmission: when and why
-LLMs fail to reason globally", NeurIPS 2025, arXiv 2505.08140, Definition 1, in our words):
+LLMs fail to reason globally", NeurIPS 2025, arXiv 2505.08140, their definition, in our words):
 an (a, b)-BAPO for a problem p on inputs x = x_1..x_n is a triple (f, g, h) where
 
 * f (prefix oracle) maps the prefix x_1..x_k to a string of exactly ``a`` bits;

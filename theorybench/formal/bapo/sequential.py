@@ -1,9 +1,9 @@
 """BAPO protocols that carry a left-to-right state across the split (b = 0).
 
 Source: Schnabel, Tomlinson, Swaminathan, Neville, "Lost in transmission", NeurIPS 2025
-(arXiv 2505.08140), Theorem 2: a regular language with a |Q|-state automaton has a
-(ceil(log2 |Q|), 0)-BAPO - f runs the automaton over the prefix and sends the state, h
-runs it on over the suffix. Under Definition 1 this is legitimate: f sees only the
+(arXiv 2505.08140; cited, theorem number not checked): a regular language with a
+|Q|-state automaton has a (ceil(log2 |Q|), 0)-BAPO - f runs the automaton over the prefix
+and sends the state, h runs it on over the suffix. Under the BAPO definition this is legitimate: f sees only the
 prefix, h only f's bits, the suffix and the split.
 
 * :func:`automaton_protocol` - that protocol for any DFA given as a transition table;

@@ -1,7 +1,7 @@
 """Verify a BAPO protocol against a decision function: all inputs, all splits, all G.
 
 For every split k and every input, the verifier computes the selected prefix tokens,
-then lets an adversary choose which min(b, |selected|) of them reach h (Definition 1 of
+then lets an adversary choose which min(b, |selected|) of them reach h (the BAPO definition of
 Schnabel et al., NeurIPS 2025, arXiv 2505.08140). With few selected tokens every choice
 is tried; when the number of (input, choice) pairs would exceed ``max_choices`` per
 split it falls back to a randomized adversary (``random_choices`` random subsets per
