@@ -16,11 +16,11 @@ from ..errors import TaskParameterError
 from .base import Certificate, Construction
 from .counting import dyck1, majority
 from .model import SetTransformer, Weights, margins
-from .retrieval import index, induction
+from .retrieval import index, induction, kv_retrieval
 
 #: task family -> builder of its construction
 BUILDERS = {"majority": majority, "dyck": dyck1, "dyck_bounded": dyck1, "index": index,
-            "khop": induction}
+            "khop": induction, "kv_retrieval": kv_retrieval}
 
 
 def supported() -> list[str]:

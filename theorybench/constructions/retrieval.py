@@ -1,4 +1,5 @@
-"""Constructions by peaked attention (retrieval): Index and the 1-hop induction head.
+"""Constructions by peaked attention (retrieval): Index, the 1-hop induction head and
+binary-key retrieval (kv_retrieval).
 
 Both retrieve a position by quadratic maximisation: a query that wants position t scores
 key j by 2 t j - j^2 = t^2 - (j - t)^2 (+ a constant the softmax ignores), so the wanted
@@ -160,3 +161,115 @@ def induction(task: Task) -> Construction:
         margin_formula="1/2 minus the propagated softmax error (certified per n)",
         hard_margin=Fraction(1, 2), gaps=[Fraction(1), Fraction(1)], spec=spec, valid=valid,
         source="Elhage et al. (2021); Olsson et al. (2022); Sanford, Hsu, Telgarsky (ICML 2024)")
+
+
+def kv_retrieval(task: Task) -> Construction:
+    """Binary-key retrieval (``kv_retrieval``): n pairs "k_b v_b" of m key bits and a
+    value bit, then the m query bits; the label is the value under the query key.
+
+    Two layers, width m + 7 (linear in the key length m, whatever n <= 2^m):
+    channels pm (the token as -1/+1), one, j, j^2, last = [i = L], isval = [i is a value
+    position], key_1..key_m (written by layer 1) and read (written by layer 2).
+
+    1. m positional heads. Head r at position i scores key j by 2 t j - j^2 with
+       t = i - (m + 1) + r + last: at a value position it peaks at the r-th bit of that
+       pair's key, at the last position at the r-th query bit (gap (j - t)^2 >= 1). It
+       copies pm there into key_r, so every value position holds its key and the last
+       position the query as +-1 vectors.
+    2. One matching head at the last position: score(j) = key(L) . key(j) + 2m isval_j.
+       The matching value position scores m + 2m = 3m, another value position at most
+       3m - 2 (one differing bit costs 2), any other position at most m <= 3m - 2: gap 2.
+       It copies pm of the matched value position into read.
+    Readout: logit = read (= +1 for value 1, -1 for value 0): hard margin 1.
+    Temperatures: beta_1 = ln(8 m (L - 1)) + 2 puts mass <= 1/(8 m e^2) off each bit, so
+    each key_r is within 1/(4 m e^2) of +-1 and the matching scores move by about
+    1/(2 e^2) < 0.07 (the gap stays above 1.8); beta_2 = ln(4 (L - 1)) + 2 then leaves
+    mass <= (L - 1) e^(-1.8 beta_2) < 0.01 off the match. The verifier recomputes these
+    bounds from the weights (solver.prove_peaked).
+    Key-query matching by dot products of +-1 codes as in associative recall with
+    attention (Ba et al., NeurIPS 2016); positional gathering by quadratic scores as in
+    :func:`index`.
+    """
+    import z3
+    if task.name != "kv_retrieval":
+        raise TaskParameterError(
+            f"the kv_retrieval construction takes the kv_retrieval task; got {task.name}")
+    n, m = task.n, task.key_bits
+    B, L = m + 1, task.input_length()
+    ch = ("pm", "one", "j", "j2", "last", "isval") + tuple(f"key{r}" for r in range(1, m + 1)) \
+        + ("read",)
+    c = _index(ch)
+    d = len(ch)
+    E = np.zeros((2, d))
+    E[0, c["pm"]], E[1, c["pm"]] = -1.0, 1.0
+    P = np.zeros((L, d))
+    pos = np.arange(1, L + 1, dtype=np.float64)
+    P[:, c["one"]], P[:, c["j"]], P[:, c["j2"]] = 1.0, pos, pos * pos
+    P[L - 1, c["last"]] = 1.0
+    P[np.arange(n) * B + m, c["isval"]] = 1.0
+    l1 = empty_layer(d, heads=m, dk=2, dv=1)
+    for h in range(m):
+        r = h + 1
+        l1.wq[h, c["j"], 0] = 2.0
+        l1.wq[h, c["one"], 0] = -2.0 * (m + 1 - r)
+        l1.wq[h, c["last"], 0] = 2.0
+        l1.wq[h, c["one"], 1] = -1.0
+        l1.wk[h, c["j"], 0] = 1.0
+        l1.wk[h, c["j2"], 1] = 1.0
+        l1.wv[h, c["pm"], 0] = 1.0
+        l1.wo[h, 0, c[f"key{r}"]] = 1.0
+    l1.beta[:] = math.log(8 * m * max(L - 1, 1)) + 2.0
+    l2 = empty_layer(d, heads=1, dk=m + 1, dv=1)
+    for h in range(m):
+        l2.wq[0, c[f"key{h + 1}"], h] = 1.0
+        l2.wk[0, c[f"key{h + 1}"], h] = 1.0
+    l2.wq[0, c["one"], m] = 2.0 * m
+    l2.wk[0, c["isval"], m] = 1.0
+    l2.wv[0, c["pm"], 0] = 1.0
+    l2.wo[0, 0, c["read"]] = 1.0
+    l2.beta[:] = math.log(4 * max(L - 1, 1)) + 2.0
+    w_out = np.zeros((d, 1))
+    w_out[c["read"], 0] = 1.0
+    weights = Weights(E, P, [l1, l2], w_out, np.zeros(1), "last", ch)
+
+    return Construction(
+        name="kv_retrieval", task=task, weights=weights,
+        summary="m positional heads gather each pair's key (and the query) as +-1 codes at "
+                "one position; one head matches query . key + 2m [value position] (gap 2); "
+                "logit = the matched value as +-1",
+        temperature="beta_1 = ln(8 m (L - 1)) + 2, beta_2 = ln(4 (L - 1)) + 2, "
+                    "L = n (m + 1) + m",
+        margin_formula="1 minus the propagated softmax error (certified per n, m)",
+        hard_margin=Fraction(1), gaps=[Fraction(1), Fraction(2)],
+        spec=lambda xs: kv_spec(xs, n, m), valid=lambda xs: kv_valid(xs, n, m),
+        source="+-1 key codes matched by dot product (associative recall, Ba et al., "
+               "NeurIPS 2016); quadratic positional scores (Sanford, Hsu, Telgarsky, "
+               "ICML 2024)",
+        notes=[f"width {d} = m + 7 with m = {m}; it does not depend on n"])
+
+
+def _kv_parts(xs, n: int, m: int):
+    B = m + 1
+    keys = [[xs[b * B + r] for r in range(m)] for b in range(n)]
+    values = [xs[b * B + m] for b in range(n)]
+    query = [xs[n * B + r] for r in range(m)]
+    return keys, values, query
+
+
+def kv_spec(xs, n: int, m: int):
+    """z3: the kv_retrieval label is 1 (the value of a pair whose key equals the query),
+    written from the definition over the token variables (one Int per position)."""
+    import z3
+    keys, values, query = _kv_parts(xs, n, m)
+    return z3.Or(*[z3.And(*[k == q for k, q in zip(key, query)], v == 1)
+                   for key, v in zip(keys, values)])
+
+
+def kv_valid(xs, n: int, m: int):
+    """z3: the n keys are pairwise distinct and the query equals one of them."""
+    import z3
+    keys, _, query = _kv_parts(xs, n, m)
+    distinct = [z3.Or(*[a != b for a, b in zip(keys[i], keys[j])])
+                for i in range(n) for j in range(i + 1, n)]
+    present = z3.Or(*[z3.And(*[k == q for k, q in zip(key, query)]) for key in keys])
+    return z3.And(*distinct, present)
