@@ -18,9 +18,13 @@ Inputs of different lengths are padded; padding is never seen by earlier positio
 
 Integers are exact: before a run, :func:`int_bound` bounds every count expression from
 the program and the number of positions (a count is at most T, a constant multiple k*x
-at most k times x's bound, ...). Expressions whose bound fits int64 run in int64 (the
-common, fast path); the others run on Python ints (object arrays), so a large constant
-or nested scaling never wraps around.
+at most k times x's bound, ...). Each expression runs in the narrowest dtype that holds
+its bound and its operands' bounds (:func:`int_dtype`: int16, int32, int64), the others
+on Python ints (object arrays), so a large constant or nested scaling never wraps around.
+``Run.values`` gives every value as int64 (or bool, or object) all the same: it widens a
+value the first time it is read (:class:`Values`). The (B, T) arrays come from a pool of
+recycled buffers (:class:`BufferPool`), which is what makes a run fast on a machine where
+fresh memory costs page faults.
 """
 
 from __future__ import annotations
