@@ -52,10 +52,11 @@ def test_same_seed_same_metrics():
                                            final_eval_count=128, target=1.0))
     a = in_distribution.run(spec, progress=False)
     b = in_distribution.run(spec, progress=False)
-    a.pop("wall_s"), b.pop("wall_s")
+    for m in (a, b):  # timings are the only fields allowed to differ
+        m.pop("wall_s"), m.pop("time_split")
     assert a == b
     c = in_distribution.run(RunSpec(**{**spec.__dict__, "seed": 4}), progress=False)
-    c.pop("wall_s")
+    c.pop("wall_s"), c.pop("time_split")
     assert c != a
 
 
@@ -115,3 +116,14 @@ def test_default_grid_is_27_configurations():
     specs = expand("length_generalization", "paper", ["parity"], seeds=[0])
     assert len(specs) == 27 and len({(s.size, s.encoding) for s in specs}) == 27
     assert all(s.eval_bins == DEFAULT_BINS and s.train_max_len == 32 for s in specs)
+
+
+def test_time_split_accounts_for_the_whole_run():
+    spec = RunSpec("in_distribution", "majority", n=7, seed=0,
+                   training=TrainingConfig(steps=20, eval_every=10, eval_count=64,
+                                           final_eval_count=128, target=1.0))
+    split = in_distribution.run(spec, progress=False)["time_split"]
+    parts = split["data"] + split["eval"] + split["step"] + split["other"]
+    assert abs(parts - split["total"]) < 1e-3 and split["step"] > 0 and split["eval"] > 0
+    assert 0 < split["outside_fraction"] < 1
+    assert abs(split["outside_fraction"] - (1 - split["step"] / split["total"])) < 1e-3

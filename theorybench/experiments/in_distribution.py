@@ -14,6 +14,7 @@ Metrics: ``test_accuracy`` (on ``final_eval_count`` fresh instances), ``target_a
 
 from __future__ import annotations
 
+import time
 from typing import Iterable
 
 import torch
@@ -22,7 +23,7 @@ from .checkpoint import save_checkpoint
 from .data import TaskData, chance_accuracy
 from .harness import build_model, check_positions, deterministic, generators
 from .spec import RunSpec
-from .trainer import train
+from .trainer import time_split, train
 
 
 def prepare(spec: RunSpec) -> tuple[TaskData, int]:
@@ -33,6 +34,7 @@ def prepare(spec: RunSpec) -> tuple[TaskData, int]:
 
 def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
         checkpoint_dir: str | None = None) -> dict:
+    began = time.perf_counter()
     deterministic()
     data, max_pos = prepare(spec)
     train_rng, test_rng, gen = generators(spec.seed)
@@ -60,7 +62,8 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
             "reached_target": bool(result.reached_target), "steps": result.steps,
             "train_loss": result.train_loss, "wall_s": round(result.wall_s, 3),
             "chance_accuracy": chance, "curve": result.curve,
-            "parameters": model.num_parameters()}
+            "parameters": model.num_parameters(),
+            "time_split": time_split(result.phases, time.perf_counter() - began)}
 
 
 def sample_complexity(records: Iterable) -> dict[tuple, int | None]:

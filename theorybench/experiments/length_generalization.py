@@ -17,11 +17,13 @@ accuracy per bin), ``train_accuracy``, ``steps``, ``train_loss``, ``wall_s``,
 
 from __future__ import annotations
 
+import time
+
 from .checkpoint import save_checkpoint
 from .data import TaskData, chance_accuracy, sizes_in_range
 from .harness import build_model, check_positions, deterministic, generators
 from .spec import RunSpec, bin_label
-from .trainer import evaluate, pick_device, train
+from .trainer import evaluate, pick_device, time_split, train
 from ..errors import ConfigError
 
 
@@ -46,6 +48,7 @@ def prepare(spec: RunSpec):
 
 def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
         checkpoint_dir: str | None = None) -> dict:
+    began = time.perf_counter()
     deterministic()
     data, train_ns, bins, max_pos = prepare(spec)
     train_rng, test_rng, gen = generators(spec.seed)
@@ -56,6 +59,7 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
                    lambda count: data.sample(test_rng, count, train_ns), data.output, cfg, gen,
                    device=device, progress=progress, label=f"{spec.task} <= {spec.train_max_len}")
     dev = pick_device(device)
+    bins_began = time.perf_counter()
     accs, chances = {}, {}
     for label, ns in bins:
         if not ns:
@@ -64,6 +68,7 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
         batch = data.sample(test_rng, cfg.final_eval_count, ns)
         accs[label] = evaluate(model, batch, data.output, dev, gen)
         chances[label] = chance_accuracy(batch, data.output, len(data.label_vocab))
+    phases = dict(result.phases, bins=round(time.perf_counter() - bins_began, 4))
     chance = chance_accuracy(data.sample(test_rng, 4096, train_ns), data.output,
                              len(data.label_vocab))
     if checkpoint_dir:
@@ -79,4 +84,5 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
             "notes": notes,
             "steps": result.steps, "train_loss": result.train_loss,
             "wall_s": round(result.wall_s, 3), "chance_accuracy": chance,
-            "curve": result.curve, "parameters": model.num_parameters()}
+            "curve": result.curve, "parameters": model.num_parameters(),
+            "time_split": time_split(phases, time.perf_counter() - began)}

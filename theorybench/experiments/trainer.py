@@ -62,6 +62,21 @@ class TrainResult:
     reached_target: bool
     curve: list = field(default_factory=list)  # [[step, accuracy], ...]
     wall_s: float = 0.0
+    # seconds in each phase: "data" (training batches), "step" (forward, backward, optimizer),
+    # "eval" (test batches and their evaluation, the final one included)
+    phases: dict = field(default_factory=dict)
+
+
+def time_split(phases: dict, total: float) -> dict:
+    """A run's seconds by phase, with ``other`` (model set-up, chance level, length bins)
+    and ``outside_fraction``: the share of the run's wall time not spent in forward,
+    backward and optimizer steps (the harness's overhead; the smoke profile's goal is < 20%)."""
+    step = float(phases.get("step", 0.0))
+    out = {k: round(float(v), 4) for k, v in phases.items()}
+    out["other"] = round(max(0.0, total - sum(float(v) for v in phases.values())), 4)
+    out["total"] = round(total, 4)
+    out["outside_fraction"] = round(1.0 - step / total, 4) if total > 0 else None
+    return out
 
 
 def pick_device(device: str = "cpu") -> torch.device:
@@ -131,11 +146,15 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
         bar = tqdm(total=cfg.steps, desc=label, leave=False, file=sys.stderr)
     start = time.perf_counter()
     curve, losses, step = [], [], 0
+    t_data = t_eval = 0.0
+    clock = time.perf_counter
     try:
         for step in range(1, cfg.steps + 1):
             for group in opt.param_groups:
                 group["lr"] = lr_at(step - 1, cfg)
+            t = clock()
             batch = next_batch(step)
+            t_data += clock() - t
             with autocast(device):
                 logits = model(batch.inputs.to(device), generator=generator)
             loss = loss_fn(logits, batch.targets.to(device))
@@ -154,15 +173,22 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
                 bar.update(1)
                 bar.set_postfix(loss=f"{losses[-1]:.3f}")
             if step % cfg.eval_every == 0 or step == cfg.steps:
+                t = clock()
                 acc = evaluate(model, eval_batch(cfg.eval_count), output, device, generator)
+                t_eval += clock() - t
                 curve.append([step, round(acc, 6)])
                 if acc >= cfg.target:
                     break
     finally:
         if bar is not None:
             bar.close()
+    t = clock()
     final = evaluate(model, eval_batch(cfg.final_eval_count), output, device, generator)
+    t_eval += clock() - t
+    wall = clock() - start
     tail = losses[-max(1, min(len(losses), cfg.eval_every)):]
+    phases = {"data": round(t_data, 4), "eval": round(t_eval, 4),
+              "step": round(wall - t_data - t_eval, 4)}
     return TrainResult(steps=step, train_loss=float(np.mean(tail)) if tail else float("nan"),
                        test_accuracy=final, reached_target=final >= cfg.target,
-                       curve=curve, wall_s=time.perf_counter() - start)
+                       curve=curve, wall_s=wall, phases=phases)
