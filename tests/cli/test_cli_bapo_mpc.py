@@ -70,11 +70,15 @@ def test_mpc_algorithm_limit_skips_before_work(capsys):
     from theorybench import tasks
     from theorybench.formal.mpc.algorithms import limit_reason
     from theorybench.formal.mpc.simulator import MPC
+    import math
     t = tasks.get("reach_directed", n=64)
-    # independent oracle of the layout: V nodes in blocks of s on the machines
-    for c in (0.01, 4.0):
-        m = MPC(t.decision_view()[0].length, delta=0.5, c=c)
-        fits = -(-t.V // m.s) <= m.machines
+    N = t.decision_view()[0].length
+    # independent oracle of the layout: input blocks of floor(s/4) words, the V node states
+    # spread over the machines, 5 more words per machine, all within s
+    for c in (0.01, 1.0, 4.0):
+        s = MPC(N, delta=0.5, c=c).s
+        b = s // 4
+        fits = b >= 1 and b + math.ceil(t.V / math.ceil(N / b)) + 5 <= s
         assert (limit_reason(t, 0.5, c) is None) == fits
 
 

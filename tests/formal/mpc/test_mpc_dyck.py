@@ -10,27 +10,40 @@ from theorybench.errors import ResourceLimitError
 from theorybench.formal.mpc.algorithms import measure, run_algorithm
 from theorybench.formal.mpc.dyck import _match_runs, dyck_automaton
 from theorybench.formal.mpc.scan import add, compose, tree_fold, tree_scan
-from theorybench.formal.mpc.simulator import MPC
+from theorybench.formal.mpc.simulator import FILL, MPC, Step
 
 
-def test_tree_scan_sums_match_cumsum_over_several_levels():
-    mpc = MPC(4096, delta=0.3, c=1.0)  # s = 13, 316 machines: depth 3 with fan-in 13
-    vals = np.random.default_rng(0).integers(-5, 6, size=(mpc.machines, 1))
-    off, total = tree_scan(mpc, vals, add, np.array([0]))
-    assert total[0] == vals.sum()
-    assert np.array_equal(off[:, 0], np.cumsum(vals[:, 0]) - vals[:, 0])
-    assert mpc.rounds == 9  # 3 levels: 1 up + 2 down each
+def test_tree_scan_offsets_match_cumsum_over_several_levels():
+    mpc = MPC(4096, delta=0.3, c=2.0)  # s = 25, blocks of 12: 342 machines, fan-in 25
+    X = np.random.default_rng(0).integers(-5, 6, size=(2, 4096))
+
+    def prog(net, task):
+        net.round(lambda ids, mem, inbox: Step(np.stack(
+            [np.where(mem != FILL, mem, 0).sum(axis=-1), np.zeros(ids.shape, dtype=np.int64)],
+            axis=-1)))
+        tree_scan(net, 0, 1, add, [0], 1)
+    r = mpc.run(prog, None, X, strict=False)
+    sums = np.add.reduceat(X, np.arange(0, 4096, r.block), axis=1)
+    assert r.machines == 342 and r.output.tolist() == X.sum(axis=1).tolist()
+    assert np.array_equal(r.memory[..., 1], np.cumsum(sums, axis=1) - sums)
+    assert r.rounds.tolist() == [6, 6]  # 2 levels: 1 up + 2 down each
 
 
 def test_tree_fold_composes_in_order():
     rng = np.random.default_rng(1)
-    mpc = MPC(2000, delta=0.5, c=1.0)  # s = 45, 45 machines; fan-in 45 // 5 = 9
-    fns = rng.integers(0, 5, size=(mpc.machines, 5))
+    mpc = MPC(2000, delta=0.5, c=2.0)  # s = 90, blocks of 45: 45 machines; fan-in 90 // 5 = 18
+    X = rng.integers(0, 5, size=(1, 2000))
+
+    def prog(net, task):  # every machine's function: its first 5 words
+        net.round(lambda ids, mem, inbox: Step(np.where(mem[..., :5] != FILL, mem[..., :5], 0)))
+        tree_fold(net, 0, 5, compose, np.arange(5))
+        net.round(lambda ids, mem, inbox: Step(mem))
+    r = mpc.run(prog, None, X, strict=True)
+    fns = np.stack([X[0, m * r.block: m * r.block + 5] for m in range(r.machines)])
     want = np.arange(5)
     for f in fns:  # apply machine 0's function first
         want = f[want]
-    got = tree_fold(mpc, fns, compose, np.arange(5))
-    assert np.array_equal(got, want) and mpc.rounds == 2
+    assert r.memory[0, 0, :5].tolist() == want.tolist() and r.rounds.tolist() == [2]
 
 
 def test_stack_automaton_equals_reference_on_all_words():
@@ -53,7 +66,8 @@ def test_match_runs_pairs_every_level_once():
 
 def _check_rows(task, X, delta, c):
     want = task.label(X)
-    got = np.array([run_algorithm(task, row, delta, c)[0] for row in X])
+    got = run_algorithm(task, X, delta, c).output
+    assert np.array_equal(run_algorithm(task, X[:2], delta, c, strict=True).output, got[:2])
     return want, got
 
 
@@ -62,7 +76,7 @@ def test_dyck_match_many_machines(k):
     t = tasks.get("dyck", n=400, k=k)
     rng = np.random.default_rng(k)
     X = t.sample(rng, 160).tokens  # half members, half one-bracket corruptions
-    want, got = _check_rows(t, X, 0.75, 1.0)  # s = 90: 5 machines
+    want, got = _check_rows(t, X, 0.75, 1.0)  # s = 90, blocks of 45: 9 machines
     assert np.array_equal(want, got) and want.sum() == 80
 
 
@@ -88,13 +102,13 @@ def test_dyck1_and_bounded_match_reference():
 def test_dyck_rounds_flat_in_n():
     rng = np.random.default_rng(0)
     for fam in ("dyck", "dyck_bounded"):
-        r = [measure(tasks.get(fam, n=n), rng, 0.5, 2) for n in (64, 512, 4096)]
+        r = [measure(tasks.get(fam, n=n), rng, 0.5, 200) for n in (64, 512, 4096)]
         assert all(not x["wrong"] for x in r)
         assert len({x["rounds"] for x in r}) == 1, fam
 
 
 def test_dyck_match_refuses_small_delta():
     t = tasks.get("dyck", n=1024, k=2)
-    x = t.sample(np.random.default_rng(0), 1).tokens[0]
+    x = t.sample(np.random.default_rng(0), 1).tokens
     with pytest.raises(ResourceLimitError, match="coordinator"):
         run_algorithm(t, x, 0.3, 4.0)

@@ -1,19 +1,29 @@
-"""MPC algorithms for the task families, run on real instances in the simulator.
+"""MPC programs for the task families, run in the simulator on real instances.
 
-Each algorithm takes a task instance and one input row, runs on a fresh :class:`MPC`
-(N = input length), and returns the output; :func:`run_algorithm` checks it against the
-task's reference. Round counts are the simulator's, not formulas. With fan-in
-F = s / width a tree over the machines has depth ceil(log_F machines) ~ 1/delta - 1, so:
+Every program has the signature ``program(net, task)``: it gets the network handle and the
+task's public parameters (n, k, the vocabulary, the sparse support...), never the input.
+Machine m starts with its block of b input words (positions m*b .. m*b + b - 1; a machine
+knows its id, so positions are implicit) and all further data travel in messages; every
+round function computes each machine's result from that machine's memory and inbox only
+(checked by ``MPC.run(strict=True)``). Round counts are the simulator's, not formulas.
+With fan-in F = s / w a tree over the machines has depth ceil(log_F M) ~ 1/delta - 1:
 
 * tree aggregation (all, any, parity, majority, sparse_*): O(1/delta) rounds;
-* direct lookups (index family: request + reply; edge_exists: broadcast the query, OR):
+* direct lookups (index family: request + reply, then the answers meet on machine 0;
+  edge_exists: broadcast the query edge, every machine checks its edges, OR-fold):
   O(1/delta);
-* carry of binary_add by a max-reduce over the non-propagating positions: O(1/delta);
-* khop (last position) by chasing k hops, each a broadcast and a max-reduce: O(k/delta);
-* dyck / dyck_bounded (:mod:`.dyck`): depth fold or scan plus block-summary matching,
-  and the stack automaton's transition functions composed up a tree: O(1/delta);
-* reach_* by label propagation: a constant number of rounds per iteration and as many
-  iterations as the graph's diameter - rounds grow with n on the path instances.
+* carry of binary_add: b_i is sent to a_i's machine, then a max-fold over the positions
+  that do not propagate a carry: O(1/delta);
+* khop (last position): k hops, each a broadcast of (position, symbol) and a max-fold of
+  the latest match: O(k/delta);
+* dyck / dyck_bounded (:mod:`.dyck`): depth fold or scan plus block-summary matching, and
+  the stack automaton's transition functions composed up a tree: O(1/delta);
+* reach_* by label propagation (requests for the endpoint states, replies, updates to the
+  node machines, a fold of the "changed" flags): a constant number of rounds per iteration
+  and as many iterations as the graph needs - rounds grow with n on the path instances.
+
+:func:`measure` runs a batch of sampled instances and compares every output with the task's
+reference; a few of them (``strict``) are run with every machine also recomputed alone.
 """
 
 from __future__ import annotations
@@ -23,144 +33,201 @@ from typing import Callable
 
 import numpy as np
 
-from ...errors import TaskParameterError
-from .dyck import automaton_fold, dyck_algorithm
-from .simulator import MPC, Dist, exchange_many, segment_reduce
+from ...errors import ResourceLimitError, TaskParameterError
+from .dyck import automaton_fold, dyck_program, dyck_limit
+from .scan import broadcast, put, tree_fold
+from .simulator import FILL, MPC, Network, RunResult, Step
 
-_IDENT = {"and": 1, "or": 0, "xor": 0, "sum": 0, "max": np.iinfo(np.int64).min,
-          "min": np.iinfo(np.int64).max}
-
-
-def tree_reduce(mpc: MPC, d: Dist, op: str) -> np.ndarray:
-    """Reduce all records to one on machine 0: local reduce, then fan-in F = s // width."""
-    owner, vals = segment_reduce(d.owner, d.data, op)
-    F = max(2, mpc.s // d.width)
-    while len(owner) > 1 or (len(owner) == 1 and owner[0] != 0):
-        dist = mpc.exchange(owner, owner // F, vals)
-        owner, vals = segment_reduce(dist.owner, dist.data, op)
-    return vals[0] if len(vals) else np.full(d.width, _IDENT[op], dtype=np.int64)
+_OPS = {"sum": (np.add, 0), "and": (np.minimum, 1), "or": (np.maximum, 0),
+        "xor": (lambda a, b: (a + b) % 2, 0), "max": (np.maximum, -1)}
 
 
-def broadcast(mpc: MPC, root: int, record: np.ndarray) -> None:
-    """Send one record from ``root`` to every machine along an F-ary tree (counts rounds)."""
-    rec = np.asarray(record, dtype=np.int64).reshape(1, -1)
-    F = max(2, mpc.s // rec.shape[1])
-    have = np.array([0])  # virtual ids (m - root) mod machines
-    while len(have) < mpc.machines:
-        kids = (have[:, None] * F + np.arange(1, F + 1)[None, :]).ravel()
-        src = np.repeat(have, F)
-        ok = kids < mpc.machines
-        if not ok.any():
-            break
-        mpc.exchange((src[ok] + root) % mpc.machines, (kids[ok] + root) % mpc.machines,
-                     np.repeat(rec, int(ok.sum()), axis=0))
-        have = np.concatenate([have, kids[ok]])
+def _fold(net: Network, col: int, op: str, what: str) -> None:
+    combine, ident = _OPS[op]
+    tree_fold(net, col, 1, combine, [ident], what)
 
 
-def _positions(mpc: MPC, x: np.ndarray) -> Dist:
-    """The input, one word per token, in order: machine m holds positions m*s .. m*s+s-1
-    (a machine knows its index, so positions are implicit)."""
-    return mpc.distribute(x)
+def _positions(net: Network, ids: np.ndarray) -> np.ndarray:
+    """Global positions of a machine's memory words 0 .. b-1 (..., b)."""
+    return ids[..., None] * net.block + np.arange(net.block)
+
+
+def _answer(ids: np.ndarray, mem: np.ndarray, value: np.ndarray) -> Step:
+    """The output in word 0 of machine 0 (one word kept per machine)."""
+    return Step(np.asarray(value, dtype=np.int64).reshape(mem.shape[:-1] + (1,)))
 
 
 # ------------------------------------------------------------------ per family
-def aggregate(task, x, mpc: MPC) -> int:
-    """all / any / parity / majority / sparse_*: one value per position, tree-reduced."""
-    name = task.name
-    d = _positions(mpc, x)
-    pos, bit = np.arange(len(x)), d.data[:, 0]
-    sup = np.zeros(len(x), dtype=bool)
-    sup[list(getattr(task, "support", range(len(x))))] = True
-    op = getattr(task, "op", name)
-    if name == "majority":
-        total = tree_reduce(mpc, Dist(d.owner, bit[:, None]), "sum")[0]
-        return int(2 * total > len(x))
-    if op == "all":
-        return int(tree_reduce(mpc, Dist(d.owner, (bit | ~sup[pos])[:, None] & 1), "and")[0])
-    if op == "any":
-        return int(tree_reduce(mpc, Dist(d.owner, (bit & sup[pos])[:, None]), "or")[0])
-    return int(tree_reduce(mpc, Dist(d.owner, (bit & sup[pos])[:, None]), "xor")[0])
+def aggregate(net: Network, task) -> None:
+    """all / any / parity / majority / sparse_*: one value per machine, tree-folded."""
+    N, b = net.N, net.block
+    sup = np.zeros(N + b, dtype=bool)
+    sup[list(getattr(task, "support", range(N)))] = True
+    op = "sum" if task.name == "majority" else getattr(task, "op", task.name)
+
+    def local(ids, mem, inbox):
+        tok = mem[..., :b]
+        live = tok != FILL
+        bit = np.where(live, tok, 0)
+        ins = live & sup[_positions(net, ids)]
+        if op == "sum":
+            v = bit.sum(axis=-1)
+        elif op == "all":
+            v = np.all(~ins | (bit == 1), axis=-1)
+        elif op == "any":
+            v = np.any(ins & (bit == 1), axis=-1)
+        else:
+            v = (bit * ins).sum(axis=-1) % 2
+        return Step(v.astype(np.int64)[..., None])
+
+    net.round(local, "local aggregate")
+    fold_op = {"sum": "sum", "all": "and", "any": "or", "parity": "xor"}[op]
+    _fold(net, 0, fold_op, "aggregate fold")
+    if op == "sum":
+        net.round(lambda ids, mem, inbox: _answer(ids, mem, 2 * mem[..., 0] > N), "majority")
 
 
-def lookup(task, x, mpc: MPC) -> int:
-    """index / index_*: each query asks the machine holding its bit; replies go to machine 0."""
-    n, op = task.n, task.op
-    d = _positions(mpc, x)
-    pos, tok = np.arange(len(x)), x
-    per = mpc.s
-    if getattr(task, "mode", "tokens") == "mask":
-        is_q = (pos >= n) & (tok == 1)
-        target = pos[is_q] - n
-    else:
-        is_q = pos >= n
-        target = tok[is_q] - 2
-    req = mpc.exchange(d.owner[is_q], target // per, target)  # round 1: requests
-    got = x[req.data[:, 0]]  # the owner reads its own bit
-    rep = mpc.exchange(req.owner, np.zeros(len(req), dtype=np.int64), got)  # round 2
-    vals = rep.data[:, 0]
-    if op == "all":
-        return int(np.all(vals == 1))
-    if op == "any":
-        return int(np.any(vals == 1))
-    return int(vals.sum() % 2)
+def lookup(net: Network, task) -> None:
+    """index / index_*: each query asks the machine holding its bit; answers go to machine 0."""
+    n, b, op = task.n, net.block, task.op
+    mask_mode = getattr(task, "mode", "tokens") == "mask"
+
+    def request(ids, mem, inbox):
+        pos, tok = _positions(net, ids), mem[..., :b]
+        live = tok != FILL
+        if mask_mode:
+            q, target = live & (pos >= n) & (tok == 1), pos - n
+        else:
+            q, target = live & (pos >= n), tok - 2
+        return Step(mem, np.where(q, target // b, -1), np.where(q, target, 0)[..., None])
+
+    def reply(ids, mem, inbox):
+        t = inbox.data[..., 0]                                  # requested positions
+        local = np.where(inbox.valid, t - ids[..., None] * b, 0)
+        bit = np.take_along_axis(mem[..., :b], local, axis=-1)
+        return Step(mem[..., :0], np.where(inbox.valid, 0, -1), bit[..., None])
+
+    def combine(ids, mem, inbox):
+        got, ok = inbox.data[..., 0], inbox.valid
+        if op == "all":
+            v = np.all(~ok | (got == 1), axis=-1)
+        elif op == "any":
+            v = np.any(ok & (got == 1), axis=-1)
+        else:
+            v = np.where(ok, got, 0).sum(axis=-1) % 2
+        return _answer(ids, mem, v)
+
+    net.round(request, "requests")
+    net.round(reply, "replies")
+    net.round(combine, "combine on machine 0")
 
 
-def edge_lookup(task, x, mpc: MPC) -> int:
-    """edge_exists: broadcast the query edge, every machine checks, OR-reduce."""
-    d = _positions(mpc, x)
-    q = x[-1]
-    broadcast(mpc, int(d.owner[-1]), np.array([q]))
-    n = task.n
-    hit = ((x == q) & (np.arange(len(x)) < n)).astype(np.int64)
-    return int(tree_reduce(mpc, Dist(d.owner, hit[:, None]), "or")[0])
+def edge_lookup(net: Network, task) -> None:
+    """edge_exists: broadcast the query edge (the last token), every machine checks, OR-fold."""
+    n, b, N = task.n, net.block, net.N
+    root = (N - 1) // b
+
+    def query(ids, mem, inbox):
+        q = np.where(ids == root, mem[..., (N - 1) - root * b], FILL)
+        return Step(put(mem, b, q[..., None]))
+
+    def check(ids, mem, inbox):
+        pos, tok = _positions(net, ids), mem[..., :b]
+        hit = np.any((tok == mem[..., b:b + 1]) & (pos < n) & (tok != FILL), axis=-1)
+        return Step(hit.astype(np.int64)[..., None])
+
+    net.round(query, "query token")
+    broadcast(net, root, b, 1, "broadcast the query")
+    net.round(check, "local check")
+    _fold(net, 0, "or", "OR fold")
 
 
-def carry_out(task, x, mpc: MPC) -> int:
-    """binary_add carry-out: route b_i to a_i's machine, max-reduce the top non-propagate."""
-    n = task.n
-    d = _positions(mpc, x)
+def carry_out(net: Network, task) -> None:
+    """binary_add carry-out: route b_i to a_i's machine, max-fold the top non-propagate."""
+    n, b, N = task.n, net.block, net.N
+    i = np.arange(n)
     if getattr(task, "layout", "msb") == "interleaved":
-        a_pos, b_pos, lsb = 2 * np.arange(n), 2 * np.arange(n) + 1, np.arange(n)
+        a_pos, b_pos, weight = 2 * i, 2 * i + 1, i
     else:
-        a_pos, b_pos, lsb = np.arange(n), n + 1 + np.arange(n), n - 1 - np.arange(n)
-    per = mpc.s
-    # one word per message: (pair index, bit) packed as 2*i + b (a word holds O(log N) bits)
-    moved = mpc.exchange(b_pos // per, a_pos // per, 2 * np.arange(n) + x[b_pos])
-    i, b = moved.data[:, 0] // 2, moved.data[:, 0] % 2
-    a = x[a_pos[i]]
-    key = np.where(a == b, lsb[i] * 2 + a, -1)
-    top = tree_reduce(mpc, Dist(moved.owner, key[:, None]), "max")[0]
-    return int(top >= 0 and (top & 1))
+        a_pos, b_pos, weight = i, n + 1 + i, n - 1 - i
+    pair_of_b = np.full(N + b, -1, dtype=np.int64)
+    pair_of_b[b_pos] = i
+
+    def send(ids, mem, inbox):
+        pos, tok = _positions(net, ids), mem[..., :b]
+        pr = pair_of_b[pos]
+        ok = (pr >= 0) & (tok != FILL)
+        # one word per message: (pair index, bit) packed as 2 i + bit
+        return Step(mem, np.where(ok, a_pos[np.maximum(pr, 0)] // b, -1),
+                    np.where(ok, 2 * pr + tok, 0)[..., None])
+
+    def local(ids, mem, inbox):
+        w = inbox.data[..., 0]
+        pr, bb = np.where(inbox.valid, w // 2, 0), w % 2
+        a = np.take_along_axis(mem[..., :b], np.where(inbox.valid, a_pos[pr] - ids[..., None]
+                                                       * b, 0), axis=-1)
+        key = np.where(inbox.valid & (a == bb), weight[pr] * 2 + a, -1)
+        top = key.max(axis=-1, initial=-1)
+        return Step(top[..., None])
+
+    net.round(send, "b bits to the a bits")
+    net.round(local, "local carry keys")
+    _fold(net, 0, "max", "max fold")
+    net.round(lambda ids, mem, inbox: _answer(ids, mem, (mem[..., 0] >= 0) & ((mem[..., 0] & 1) == 1)),
+              "carry")
 
 
-def khop_last(task, x, mpc: MPC) -> int:
-    """hop_k at the last position: k rounds of (broadcast symbol, max-reduce match)."""
-    L = len(x)
-    d = _positions(mpc, x)
-    per = mpc.s
-    # one round: each machine passes its last token on, so record j also knows x[j-1]
-    last = np.r_[np.nonzero(np.diff(d.owner))[0], len(d) - 1]
-    nxt = mpc.exchange(d.owner[last], np.minimum(d.owner[last] + 1, mpc.machines - 1),
-                       x[last])
-    prev = np.r_[-1, x[:-1]]  # what the records now know locally (checked by the exchange)
-    bottom = len(task.label_vocab) - 1  # the "no hop" label
-    cur = L - 1
-    for _ in range(task.k):
-        broadcast(mpc, int(cur // per), np.array([x[cur], cur]))
-        pos = np.arange(L)
-        match = (pos >= 1) & (pos <= cur) & (prev == x[cur])
-        key = np.where(match, pos, -1)
-        top = int(tree_reduce(mpc, Dist(d.owner, key[:, None]), "max")[0])
-        if top <= 0:
-            return bottom
-        cur = top
-    del nxt
-    return int(x[cur])
+def khop_last(net: Network, task) -> None:
+    """hop_k at the last position: k rounds of (broadcast position and symbol, max-fold)."""
+    N, b, A = net.N, net.block, task.alphabet
+    bottom = task.no_hop_id
+    P0, C, R = b, b + 1, b + 3            # prev of word 0; (cur pos, cur sym); fold record
+    last = (N - 1) // b
+
+    def shift(ids, mem, inbox):           # each machine passes its last token on
+        lastpos = np.minimum(N - 1 - ids * b, b - 1)
+        tok = np.take_along_axis(mem[..., :b], lastpos[..., None], axis=-1)
+        dest = np.where(ids + 1 < net.M, ids + 1, -1)[..., None]
+        return Step(mem, dest, tok[..., None])
+
+    def start(ids, mem, inbox):
+        if inbox.data.shape[-2]:
+            prev = np.where(inbox.valid[..., 0], inbox.data[..., 0, 0], FILL)
+        else:
+            prev = np.full(ids.shape, FILL, dtype=np.int64)
+        m = put(mem, P0, prev[..., None])
+        cur = np.stack([np.full(ids.shape, N - 1), mem[..., (N - 1) - last * b]], axis=-1)
+        m = put(m, C, np.where((ids == last)[..., None], cur, FILL))
+        return Step(put(m, R, np.full(ids.shape + (1,), FILL)))
+
+    def match(ids, mem, inbox):
+        pos, tok = _positions(net, ids), mem[..., :b]
+        prev = np.concatenate([mem[..., P0:P0 + 1], tok[..., :-1]], axis=-1)
+        cur, sym = mem[..., C:C + 1], mem[..., C + 1:C + 2]
+        ok = (tok != FILL) & (pos >= 1) & (pos <= cur) & (prev == sym) & (cur >= 0)
+        key = np.where(ok, pos * A + tok, -1).max(axis=-1)
+        return Step(put(mem, R, key[..., None]))
+
+    def hop(ids, mem, inbox):             # machine 0: the new (position, symbol)
+        key = mem[..., R]
+        cur = np.stack([np.where(key >= 0, key // A, -1), np.where(key >= 0, key % A, -1)],
+                       axis=-1)
+        return Step(put(mem, C, cur, ids == 0))
+
+    net.round(shift, "previous tokens")
+    net.round(start, "start")
+    root = last
+    for h in range(task.k):
+        broadcast(net, root, C, 2, f"hop {h + 1}: broadcast")
+        net.round(match, f"hop {h + 1}: local matches")
+        _fold(net, R, "max", f"hop {h + 1}: max fold")
+        net.round(hop, f"hop {h + 1}: new position")
+        root = 0
+    net.round(lambda ids, mem, inbox: _answer(
+        ids, mem, np.where(mem[..., C] >= 0, mem[..., C + 1], bottom)), "answer")
 
 
-def label_propagation(task, x, mpc: MPC) -> int:
-    """reach_*: min-label propagation over the edges until stable, then compare s and t."""
-    n = task.n
+def _graph_tables(task):
     sep = ">" if task.directed else "-"
     ends = np.full((len(task.vocab), 2), -1, dtype=np.int64)
     node = np.full(len(task.vocab), -1, dtype=np.int64)
@@ -170,60 +237,135 @@ def label_propagation(task, x, mpc: MPC) -> int:
             ends[i] = (int(u[1:]) - 1, int(v[1:]) - 1)
         elif tok.startswith("v"):
             node[i] = int(tok[1:]) - 1
-    d = _positions(mpc, x)
-    e = ends[x[:n]]
-    e_owner = d.owner[:n]
-    V = task.V
-    per = mpc.s
-    node_owner = np.arange(V) // per
-    if node_owner[-1] >= mpc.machines:
-        raise TaskParameterError(f"{V} nodes do not fit on {mpc.machines} machines")
-    label = np.arange(V)
+    return ends, node
+
+
+#: The graph program gives the input a quarter of the memory (the node states need room).
+GRAPH_SHARE = 0.25
+
+
+def _row_unique(vals: np.ndarray) -> np.ndarray:
+    """Per row (last axis): the distinct values >= 0, duplicates and negatives set to -1."""
+    srt = np.sort(vals, axis=-1)
+    dup = np.concatenate([np.zeros(srt.shape[:-1] + (1,), dtype=bool),
+                          srt[..., 1:] == srt[..., :-1]], axis=-1)
+    return np.where(dup | (srt < 0), -1, srt)
+
+
+def label_propagation(net: Network, task) -> None:
+    """reach_*: label propagation over the edges until no state changes, then compare s, t.
+
+    Node v's state lives on machine v // nb (nb = ceil(V / M)). An iteration: every machine
+    requests the states of its edges' distinct endpoints; the node machines reply; the edge
+    machines send each distinct endpoint the best candidate (undirected: min label; directed:
+    "reached" along u -> v); the node machines update; the (changed, state of s, state of t)
+    records are max-folded to machine 0, which halts when nothing changed.
+    """
+    n, b, V, M = task.n, net.block, task.V, net.M
     directed = task.directed
-    if directed:  # reach from s: propagate a "reached" flag along edges (u -> v)
-        s, t = node[x[n + 1]], node[x[n + 2]]
-        reached = np.zeros(V, dtype=bool)
-        reached[s] = True
-    while True:
-        # round 1: node machines push their state to the edge machines (2 words per edge)
-        state = reached.astype(np.int64) if directed else label
-        # one word per message: (node, state) packed as node * (V + 1) + state
-        # (a vertex of high degree needs several rounds: exchange_many counts them)
-        exchange_many(mpc, node_owner[e[:, 0]], e_owner, e[:, 0] * (V + 1) + state[e[:, 0]])
-        exchange_many(mpc, node_owner[e[:, 1]], e_owner, e[:, 1] * (V + 1) + state[e[:, 1]])
-        # round 2: edge machines send the update to the endpoints' machines
+    ends, node = _graph_tables(task)
+    nb = -(-V // M)
+    ST, SQ, REC = b, b + nb, b + nb + 2   # node states; (s, t) node ids; fold record (3)
+    if REC + 3 > net.s:
+        raise ResourceLimitError(
+            f"label propagation keeps {b} input words, {nb} node states and 5 more words per "
+            f"machine: {REC + 3} > s = {net.s} (N={net.N}); raise --c or --delta")
+
+    def endpoints(ids, mem):
+        pos, tok = _positions(net, ids), mem[..., :b]
+        ok = (tok != FILL) & (pos < n)
+        e = ends[np.where(ok, tok, 0)]
+        return np.where(ok[..., None], e, -1)          # (..., b, 2)
+
+    def query(ids, mem, inbox):           # the machines of s (pos n+1) and t (pos n+2)
+        pos, tok = _positions(net, ids), mem[..., :b]
+        isq = (tok != FILL) & ((pos == n + 1) | (pos == n + 2))
+        v = node[np.where(isq, tok, 0)]
+        return Step(mem, np.where(isq, v // nb, -1), np.stack([pos - n - 1, v], axis=-1))
+
+    def init(ids, mem, inbox):
+        role, v = inbox.data[..., 0], inbox.data[..., 1]
+        s_id = np.where(inbox.valid & (role == 0), v, -1).max(axis=-1, initial=-1)
+        t_id = np.where(inbox.valid & (role == 1), v, -1).max(axis=-1, initial=-1)
+        mine = ids[..., None] * nb + np.arange(nb)
+        st = (mine == s_id[..., None]).astype(np.int64) if directed else mine
+        m = put(mem[..., :b], ST, np.where(mine < V, st, FILL))
+        m = put(m, SQ, np.stack([s_id, t_id], axis=-1))
+        return Step(put(m, REC, np.full(ids.shape + (3,), FILL)))
+
+    def request(ids, mem, inbox):
+        e = endpoints(ids, mem)
+        want = e[..., 0] if directed else e.reshape(e.shape[:-2] + (-1,))
+        u = _row_unique(want)
+        return Step(mem, np.where(u >= 0, u // nb, -1), np.maximum(u, 0)[..., None])
+
+    def reply(ids, mem, inbox):
+        v = inbox.data[..., 0]
+        j = np.where(inbox.valid, v - ids[..., None] * nb, 0)
+        st = np.take_along_axis(mem[..., ST:ST + nb], j, axis=-1)
+        return Step(mem, np.where(inbox.valid, inbox.src, -1), (v * (V + 1) + st)[..., None])
+
+    def update(ids, mem, inbox):
+        e = endpoints(ids, mem)
+        got_v = np.where(inbox.valid, inbox.data[..., 0] // (V + 1), -2)
+        got_s = inbox.data[..., 0] % (V + 1)
+
+        def state(x):                     # (..., b) states of endpoints x
+            hit = got_v[..., None, :] == x[..., :, None]
+            return np.where(hit, got_s[..., None, :], -1).max(axis=-1)
         if directed:
-            upd = reached[e[:, 0]] & ~reached[e[:, 1]]
-            exchange_many(mpc, e_owner[upd], node_owner[e[upd, 1]], e[upd, 1])
-            new = reached.copy()
-            new[e[upd, 1]] = True
-            changed = bool((new != reached).any())
-            reached = new
+            live = (e[..., 0] >= 0) & (state(e[..., 0]) == 1)
+            tgt = _row_unique(np.where(live, e[..., 1], -1))
+            return Step(mem, np.where(tgt >= 0, tgt // nb, -1),
+                        (np.maximum(tgt, 0) * (V + 1) + 1)[..., None])
+        lab = np.minimum(state(e[..., 0]), state(e[..., 1]))
+        lab = np.where(e[..., 0] >= 0, lab, V)
+        both = e.reshape(e.shape[:-2] + (-1,))
+        labs = np.repeat(lab, 2, axis=-1)
+        d = _row_unique(both)
+        cand = np.where(both[..., None, :] == d[..., :, None], labs[..., None, :], V).min(axis=-1)
+        return Step(mem, np.where(d >= 0, d // nb, -1), (np.maximum(d, 0) * (V + 1) + cand)[..., None])
+
+    def apply(ids, mem, inbox):
+        v = inbox.data[..., 0] // (V + 1)
+        c = inbox.data[..., 0] % (V + 1)
+        j = np.where(inbox.valid, v - ids[..., None] * nb, -1)
+        hit = j[..., None, :] == np.arange(nb)[:, None]                 # (..., nb, R)
+        old = mem[..., ST:ST + nb]
+        if directed:
+            new = np.where(hit.any(axis=-1), 1, old)
         else:
-            m = np.minimum(label[e[:, 0]], label[e[:, 1]])
-            for end in (0, 1):  # one exchange per endpoint: at most s words per machine
-                exchange_many(mpc, e_owner, node_owner[e[:, end]], e[:, end] * (V + 1) + m)
-            new = label.copy()
-            np.minimum.at(new, np.r_[e[:, 0], e[:, 1]], np.r_[m, m])
-            changed = bool((new != label).any())
-            label = new
-        flag = np.zeros(V, dtype=np.int64)
-        flag[:] = 0
-        if changed:
-            flag[0] = 1
-        any_changed = tree_reduce(mpc, Dist(node_owner, flag[:, None]), "or")[0]
-        if not any_changed:
-            break
-    s, t = node[x[n + 1]], node[x[n + 2]]
-    # final: the query's machine asks the machines of s and t (2 rounds)
-    q_owner = d.owner[n + 1]
-    mpc.exchange(np.array([q_owner, q_owner]), node_owner[[s, t]], np.array([s, t]))
-    mpc.exchange(node_owner[[s, t]], np.array([q_owner, q_owner]),
-                 (reached[[s, t]] if directed else label[[s, t]]).astype(np.int64))
-    return int(reached[t]) if directed else int(label[s] == label[t])
+            best = np.where(hit, c[..., None, :], V).min(axis=-1, initial=V)
+            new = np.where(old != FILL, np.minimum(old, best), old)
+        changed = np.any(new != old, axis=-1)
+        mine = ids[..., None] * nb + np.arange(nb)
+
+        def at(x):
+            sel = mine == mem[..., x][..., None]
+            return np.where(sel, new, -1).max(axis=-1)
+        rec = np.stack([changed.astype(np.int64), at(SQ), at(SQ + 1)], axis=-1)
+        return Step(put(put(mem, ST, new), REC, rec))
+
+    def decide(ids, mem, inbox):
+        changed, ls, lt = mem[..., REC], mem[..., REC + 1], mem[..., REC + 2]
+        ans = lt == 1 if directed else ls == lt
+        m = put(mem, 0, np.where(changed == 0, ans, mem[..., 0])[..., None], ids == 0)
+        return Step(m, halt=(changed == 0) & (ids == 0))
+
+    net.round(query, "query to the node machines")
+    net.round(init, "initial states")
+    while not net.done:
+        net.round(request, "request endpoint states")
+        net.round(reply, "reply")
+        net.round(update, "candidates to the node machines")
+        net.round(apply, "update")
+        tree_fold(net, REC, 3, np.maximum, [-1, -1, -1], "changed / s / t fold")
+        net.round(decide, "halt?")
 
 
-ALGORITHMS: dict[str, tuple[str, Callable]] = {
+Program = Callable[[Network, object], None]
+
+ALGORITHMS: dict[str, tuple[str, Program]] = {
     "all": ("tree aggregation", aggregate), "any": ("tree aggregation", aggregate),
     "parity": ("tree aggregation", aggregate), "majority": ("tree aggregation (sum)", aggregate),
     "sparse_all": ("tree aggregation", aggregate), "sparse_any": ("tree aggregation", aggregate),
@@ -231,64 +373,85 @@ ALGORITHMS: dict[str, tuple[str, Callable]] = {
     "index": ("direct lookup", lookup), "index_all": ("direct lookup", lookup),
     "index_any": ("direct lookup", lookup), "index_parity": ("direct lookup", lookup),
     "edge_exists": ("broadcast + OR", edge_lookup),
-    "binary_add": ("carry by max-reduce", carry_out),
-    "khop": ("hop chasing (broadcast + max-reduce per hop)", khop_last),
+    "binary_add": ("carry by max-fold", carry_out),
+    "khop": ("hop chasing (broadcast + max-fold per hop)", khop_last),
     "reach_directed": ("label propagation", label_propagation),
     "reach_undirected": ("label propagation", label_propagation),
     "dyck": ("depth fold (k=1) / depth scan + block-summary bracket matching (k>1)",
-             dyck_algorithm),
+             dyck_program),
     "dyck_bounded": ("stack-automaton transition functions composed up a tree",
                      automaton_fold),
 }
 
+#: Input share of the memory per program (default 1/2).
+SHARE = {"reach_directed": GRAPH_SHARE, "reach_undirected": GRAPH_SHARE}
 
-#: Default memory constant: s = ceil(C * N^delta) (label propagation needs a few words per
-#: node for its incident edges).
+#: Default memory constant: s = ceil(C * N^delta).
 C_DEFAULT = 4.0
 
 
-def run_algorithm(task, x: np.ndarray, delta: float = 0.5, c: float = C_DEFAULT,
-                  algorithm: Callable | None = None) -> tuple[int, MPC]:
-    """Run the family's algorithm on one input row; returns (output, the MPC run)."""
+def base_name(family: str) -> str:
+    """``khop:k=2`` -> ``khop`` (a matrix variant label names its family first)."""
+    return family.split(":", 1)[0]
+
+
+def run_algorithm(task, X: np.ndarray, delta: float = 0.5, c: float = C_DEFAULT,
+                  algorithm: Program | None = None, strict: bool = False) -> RunResult:
+    """Run the family's program on the rows of ``X`` (one row or a batch)."""
     fn = algorithm or ALGORITHMS[task.name][1]
-    mpc = MPC(len(x), delta=delta, c=c)
-    return fn(task, np.asarray(x, dtype=np.int64), mpc), mpc
+    X = np.atleast_2d(np.asarray(X, dtype=np.int64))
+    mpc = MPC(X.shape[1], delta=delta, c=c)
+    return mpc.run(fn, task, X, share=SHARE.get(task.name, 0.5), strict=strict)
 
 
 def limit_reason(task, delta: float = 0.5, c: float = C_DEFAULT) -> str | None:
-    """Why the family's algorithm cannot run on ``task`` with these (delta, c), or None:
-    checked before any run (the simulator's machine and memory sizes, and label
-    propagation's one-node-block-per-machine layout)."""
+    """Why the family's program cannot run on ``task`` with these (delta, c), or None:
+    checked before any run from the public sizes only."""
     if task.name not in ALGORITHMS:
         return f"no MPC algorithm for {task.name}"
     N = int(task.decision_view()[0].length)
     mpc = MPC(N, delta=delta, c=c)  # TaskParameterError for a bad delta / N
+    share = SHARE.get(task.name, 0.5)
+    b = mpc.block_for(share)
+    M = mpc.machines_for(b)
     if ALGORITHMS[task.name][1] is label_propagation:
-        if math.ceil(task.V / mpc.s) > mpc.machines:
-            return (f"{task.V} nodes do not fit on {mpc.machines} machines of {mpc.s} words "
-                    f"(N={N}, delta={delta}, c={c}); raise --c or --delta")
+        need = b + -(-task.V // M) + 5
+        if need > mpc.s:
+            return (f"label propagation needs {need} words per machine ({b} input words, "
+                    f"{-(-task.V // M)} node states, 5 more) but s = {mpc.s} (N={N}, "
+                    f"delta={delta}, c={c}); raise --c or --delta")
+    if task.name in ("dyck", "dyck_bounded"):
+        return dyck_limit(task, mpc.s, M)
     return None
 
 
-def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int = 4,
-            c: float = C_DEFAULT) -> dict:
-    """Run on ``instances`` sampled inputs; check each against the task's reference."""
+def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int = 1000,
+            c: float = C_DEFAULT, strict: int = 2) -> dict:
+    """Run on ``instances`` sampled inputs (one batch) and check each against the task's
+    reference; the first ``strict`` of them are run again with every machine of every
+    round recomputed alone (:class:`~.simulator.LocalityError` if any result differs)."""
     if instances < 1:
         raise TaskParameterError(f"instances={instances}: measure at least 1 instance")
     df = task.decision_view()[0]
     x = np.asarray(df.sample(rng, instances), dtype=np.int64)
     want = np.asarray(df.evaluate(x)).reshape(-1)
-    rounds, mem, comm, wrong = [], [], [], []
-    for i, row in enumerate(x):
-        out, mpc = run_algorithm(task, row, delta, c)
-        rounds.append(mpc.rounds)
-        mem.append(mpc.max_memory)
-        comm.append(mpc.communication)
-        if out != int(want[i]):
-            wrong.append({"input": task.render(row), "expected": int(want[i]), "got": out})
-    return {"n": task.n, "N": int(x.shape[1]), "s": mpc.s, "machines": mpc.machines,
-            "rounds": max(rounds), "max_memory": max(mem), "communication": max(comm),
-            "checked": len(x), "wrong": wrong}
+    r = run_algorithm(task, x, delta, c)
+    if strict:
+        rs = run_algorithm(task, x[:strict], delta, c, strict=True)
+        if not (np.array_equal(rs.output, r.output[:strict])
+                and np.array_equal(rs.rounds, r.rounds[:strict])):
+            raise ResourceLimitError("the strict (machine by machine) run disagrees with the "
+                                     "vectorised run")
+    bad = np.nonzero(r.output != want)[0]
+    wrong = [{"input": task.render(x[i]), "expected": int(want[i]), "got": int(r.output[i])}
+             for i in bad[:5]]
+    return {"n": task.n, "N": int(x.shape[1]), "s": r.s, "machines": r.machines,
+            "block": r.block, "rounds": int(r.rounds.max()), "min_rounds": int(r.rounds.min()),
+            "max_memory": r.max_memory, "max_traffic": r.max_traffic,
+            "communication": int(r.communication.max()), "checked": len(x),
+            "wrong_count": int(len(bad)), "wrong": wrong,
+            "locality_checked": int(min(strict, len(x)))}
 
 
-__all__ = ["ALGORITHMS", "run_algorithm", "measure", "limit_reason", "tree_reduce", "broadcast"]
+__all__ = ["ALGORITHMS", "run_algorithm", "measure", "limit_reason", "base_name",
+           "C_DEFAULT", "SHARE"]

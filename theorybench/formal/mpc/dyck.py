@@ -1,6 +1,8 @@
 """MPC algorithms for dyck and dyck_bounded, run in the simulator and checked by the caller.
 
-Input: one bracket per word, machine m holding positions m*s .. m*s + s - 1. Token ids
+Input: one bracket per word, machine m holding positions m*b .. m*b + b - 1 (b = s/2), and
+nothing else: every step below is a round function on a machine's own memory and inbox
+(see :mod:`.simulator`). Token ids
 follow the tasks: type t opens with id 2t and closes with id 2t + 1. P_i is the depth
 after position i (P_-1 = 0).
 
@@ -44,68 +46,34 @@ import functools
 import numpy as np
 
 from ...errors import ResourceLimitError
-from .scan import BIG, add, compose, depth_combine, tree_fold, tree_scan
-from .simulator import MPC
+from .scan import BIG, add, compose, depth_combine, put, tree_fold, tree_scan
+from .simulator import FILL, Network, Step
 
 #: Largest automaton dyck_automaton builds.
 MAX_STATES = 1 << 16
 
 
-def _blocks(mpc: MPC, L: int) -> tuple[np.ndarray, np.ndarray]:
-    """(owner of every position, first position of every machine's block)."""
-    d = mpc.distribute(np.zeros(L, dtype=np.int64))
-    per = mpc.s
-    return d.owner, np.arange(mpc.machines, dtype=np.int64) * per
+def _steps(mem: np.ndarray, b: int) -> tuple[np.ndarray, np.ndarray]:
+    """(+1 / -1 per live position, 0 elsewhere; live mask) of a machine's block."""
+    tok = mem[..., :b]
+    live = tok != FILL
+    return np.where(live, np.where(tok & 1, -1, 1), 0).astype(np.int64), live
 
 
-def _local_depth(x: np.ndarray, owner: np.ndarray, starts: np.ndarray, M: int):
-    """Steps, block sums and depths relative to the block start (local computation)."""
-    step = np.where(x & 1, -1, 1).astype(np.int64)
-    c = np.cumsum(step)
-    base = np.zeros(M, dtype=np.int64)
-    has = starts < len(x)
-    base[has] = c[starts[has]] - step[starts[has]]
-    rel = c - base[owner]
-    sums = np.bincount(owner, weights=step, minlength=M).astype(np.int64)
-    return step, rel, sums
-
-
-def dyck_depth(task, x: np.ndarray, mpc: MPC) -> int:
+def dyck_depth(net: Network, task) -> None:
     """Dyck-1: fold (sum, smallest prefix sum) over the blocks."""
-    if task.k > 1:
-        raise ResourceLimitError("dyck_depth decides Dyck-1 only; use dyck_match for k > 1")
-    owner, starts = _blocks(mpc, len(x))
-    M = mpc.machines
-    step, rel, sums = _local_depth(x, owner, starts, M)
-    lo = np.full(M, BIG, dtype=np.int64)
-    np.minimum.at(lo, owner, rel)
-    total, low = tree_fold(mpc, np.stack([sums, lo], axis=1), depth_combine,
-                           np.array([0, BIG]), "Dyck-1 depth fold")
-    return int(total == 0 and low >= 0)
+    b = net.block
 
+    def local(ids, mem, inbox):
+        step, live = _steps(mem, b)
+        c = np.cumsum(step, axis=-1)
+        low = np.where(live, c, BIG).min(axis=-1)
+        return Step(np.stack([c[..., -1], low], axis=-1))
 
-def _local_matching(x, owner, P, step, k):
-    """In-block matched pairs (type mismatches per machine) and the unmatched brackets.
-
-    Positions sorted by (machine, level, position), level = depth after an opener or
-    before a closer: in a valid profile the brackets of one level alternate opener /
-    closer, so an opener followed by a closer of the same (machine, level) is a pair
-    inside the block; a group's leading closer and trailing opener are unmatched.
-    """
-    closing = step < 0
-    level = np.where(closing, P + 1, P)
-    order = np.lexsort((np.arange(len(x)), level, owner))
-    o, lv, cl = owner[order], level[order], closing[order]
-    same_next = np.r_[(o[1:] == o[:-1]) & (lv[1:] == lv[:-1]), False]
-    pair = same_next & ~cl & np.r_[cl[1:], False]
-    typ = x[order] >> 1
-    bad = pair & np.r_[typ[1:] != typ[:-1], False]
-    mism = np.bincount(o[bad], minlength=owner.max() + 1 if len(owner) else 0) > 0
-    in_pair = pair | np.r_[False, pair[:-1]]
-    un_open = ~cl & ~in_pair
-    un_close = cl & ~in_pair
-    return mism, (o[un_open], lv[un_open], typ[un_open]), (o[un_close], lv[un_close],
-                                                          typ[un_close])
+    net.round(local, "block depth summary")
+    tree_fold(net, 0, 2, depth_combine, [0, BIG], "Dyck-1 depth fold")
+    net.round(lambda ids, mem, inbox: Step(((mem[..., 0] == 0) & (mem[..., 1] >= 0))
+                                           .astype(np.int64)[..., None]), "answer")
 
 
 def _match_runs(p: np.ndarray, mu: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -132,58 +100,122 @@ def _match_runs(p: np.ndarray, mu: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 4)
 
 
-def dyck_match(task, x: np.ndarray, mpc: MPC) -> int:
+def dyck_limit(task, s: int, M: int) -> str | None:
+    """Why the dyck / dyck_bounded program cannot run with memory s on M machines, or None."""
+    if task.name == "dyck" and task.k > 1 and M > 1 and 6 * M > s:
+        return (f"dyck_match gathers 3 words per machine on one coordinator and sends back up "
+                f"to 6 per machine: {M} machines need {6 * M} words, more than s = {s}; use "
+                f"delta >= 0.5 or a larger memory constant")
+    if task.name == "dyck_bounded":
+        Q = sum(task.k ** d for d in range(task.D + 1)) + 1
+        if M > 1 and 2 * Q > s:
+            return (f"a transition function of the {Q}-state automaton is {Q} words; a tree "
+                    f"node needs two of them, more than s = {s}; use a larger delta or "
+                    f"smaller k, D")
+    return None
+
+
+def _depths(mem, b, off_col):
+    """(step, live, P = depth after every position) from the block and its offset."""
+    step, live = _steps(mem, b)
+    P = mem[..., off_col:off_col + 1] + np.cumsum(step, axis=-1)
+    return step, live, P
+
+
+def dyck_match(net: Network, task) -> None:
     """Dyck-k: depth scan, local matching, coordinator step over block summaries."""
-    k = task.k
-    L = len(x)
-    M = mpc.machines
-    if 6 * M > mpc.s and M > 1:
-        raise ResourceLimitError(
-            f"dyck_match gathers 3 words per machine on one coordinator and sends back up to "
-            f"6 per machine: {M} machines need {6 * M} words, more than s = {mpc.s} "
-            f"(N={mpc.N}, delta={mpc.delta}); use delta >= 0.5 or a larger memory constant")
-    owner, starts = _blocks(mpc, L)
-    step, rel, sums = _local_depth(x, owner, starts, M)
-    off, _ = tree_scan(mpc, sums[:, None], add, np.array([0]), "depth scan")
-    P = off[owner, 0] + rel                              # depth after every position
-    p = off[:, 0]
-    mu = p.copy()
-    np.minimum.at(mu, owner, P)
-    q = p + sums
-    summ = mpc.exchange(np.arange(M), np.zeros(M, dtype=np.int64),
-                        np.stack([p, mu, q], axis=1)).data   # gather on machine 0
-    if summ[:, 1].min() < 0 or summ[-1, 2] != 0:
-        return 0                                            # depth condition fails
-    mism, (bo, bl, bt), (ao, al, at) = _local_matching(x, owner, P, step, k)
-    runs = _match_runs(summ[:, 0], summ[:, 1], summ[:, 2])
-    got = mpc.exchange(np.zeros(len(runs), dtype=np.int64), runs[:, 0], runs[:, 1:]).data
-    # each opener block expands its (A, lo, hi) rows into one word per level
-    B = runs[:, 0][np.argsort(runs[:, 0], kind="stable")]
-    width = got[:, 2] - got[:, 1] + 1
-    src = np.repeat(B, width)
-    dst = np.repeat(got[:, 0], width)
-    lev = np.repeat(got[:, 1], width) + (np.arange(width.sum())
-                                         - np.repeat(np.cumsum(width) - width, width))
-    span = L + 2
-    okey = bo * span + bl
-    oi = np.searchsorted(okey, src * span + lev)      # (bo, bl) are sorted by construction
-    if len(oi) and (oi.max() >= len(okey) or (okey[oi] != src * span + lev).any()):
-        raise AssertionError("run bookkeeping disagrees with the unmatched openers")
-    sent = mpc.exchange(src, dst, lev * k + bt[oi])
-    ckey = ao * span + al
-    cord = np.argsort(ckey, kind="stable")
-    ci = cord[np.searchsorted(ckey[cord], sent.owner * span + sent.data[:, 0] // k)]
-    wrong = at[ci] != sent.data[:, 0] % k
-    flag = mism.astype(np.int64)
-    flag = np.r_[flag, np.zeros(M - len(flag), dtype=np.int64)]
-    np.maximum.at(flag, sent.owner[wrong], 1)
-    anybad = tree_fold(mpc, flag[:, None], np.maximum, np.array([0]), "mismatch fold")[0]
-    return int(anybad == 0)
+    k, b, M = task.k, net.block, net.M
+    why = dyck_limit(task, net.s, M)
+    if why:
+        raise ResourceLimitError(f"{why} (N={net.N})")
+    S, S2, O, DOK, BAD = b, b + 1, b + 2, b + 3, b + 4
+
+    def local(ids, mem, inbox):
+        step, _ = _steps(mem, b)
+        tot = step.sum(axis=-1)[..., None]
+        m = put(mem, S, tot)
+        m = put(m, S2, tot)
+        return Step(put(m, O, np.zeros(ids.shape + (1,), dtype=np.int64)))
+
+    def summary(ids, mem, inbox):
+        step, live, P = _depths(mem, b, O)
+        p = mem[..., O]
+        mu = np.minimum(p, np.where(live, P, BIG).min(axis=-1))
+        q = p + mem[..., S]
+        rec = np.stack([p, mu, q], axis=-1)[..., None, :]
+        return Step(mem, np.zeros(ids.shape + (1,), dtype=np.int64), rec)
+
+    def coordinate(ids, mem, inbox):
+        # machine 0 alone has an inbox here: the (p, mu, q) of every block in block order
+        d = inbox.data
+        ok0 = inbox.valid.sum(axis=-1) == M
+        last = d[..., M - 1, 2] if d.shape[-2] >= M else np.zeros(ids.shape, dtype=np.int64)
+        low = np.where(inbox.valid, d[..., 1], BIG).min(axis=-1, initial=BIG)
+        dok = ok0 & (low >= 0) & (last == 0)
+        K = 2 * M
+        dest = np.full(ids.shape + (K,), -1, dtype=np.int64)
+        data = np.zeros(ids.shape + (K, 3), dtype=np.int64)
+        for r, c in zip(*np.nonzero(dok)):       # local work of each coordinator
+            runs = _match_runs(d[r, c, :M, 0], d[r, c, :M, 1], d[r, c, :M, 2])
+            dest[r, c, :len(runs)] = runs[:, 0]
+            data[r, c, :len(runs)] = runs[:, 1:]
+        m = put(mem, DOK, dok.astype(np.int64)[..., None])
+        return Step(m, dest, data)
+
+    def openers(ids, mem, inbox):
+        step, live, P = _depths(mem, b, O)
+        big = np.full(P.shape[:-1] + (1,), BIG)
+        after = np.minimum.accumulate(np.concatenate([P, big], axis=-1)[..., ::-1],
+                                      axis=-1)[..., ::-1][..., 1:]   # min of P after j
+        un = live & (step > 0) & (after >= P)
+        level = P
+        A, lo, hi = inbox.data[..., 0], inbox.data[..., 1], inbox.data[..., 2]
+        cover = (inbox.valid[..., None, :] & (lo[..., None, :] <= level[..., :, None])
+                 & (level[..., :, None] <= hi[..., None, :]))           # (..., b, R)
+        has = un & cover.any(axis=-1)
+        to = np.where(cover, A[..., None, :], -1).max(axis=-1, initial=-1)
+        typ = mem[..., :b] >> 1
+        return Step(mem, np.where(has, to, -1), (level * k + typ)[..., None])
+
+    def closers(ids, mem, inbox):
+        step, live, P = _depths(mem, b, O)
+        tok = mem[..., :b]
+        p = mem[..., O:O + 1]
+        before = np.minimum.accumulate(np.concatenate([p, P[..., :-1]], axis=-1), axis=-1)
+        un = live & (step < 0) & (P < before)
+        level = np.where(step < 0, P + 1, P)
+        typ = tok >> 1
+        # received (level, type) of the opener matching each unmatched closer
+        lv, ty = inbox.data[..., 0] // k, inbox.data[..., 0] % k
+        hit = inbox.valid[..., None, :] & (lv[..., None, :] == level[..., :, None])
+        hit &= un[..., None]
+        cross_bad = np.any(hit & (ty[..., None, :] != typ[..., :, None]), axis=(-2, -1))
+        # in-block pairs: positions by (level, position); an opener followed by a closer
+        # of the same level is a pair inside the block
+        shp = level.shape
+        flat_lv = np.where(live, level, BIG).reshape(-1, b)
+        order = np.lexsort((np.broadcast_to(np.arange(b), flat_lv.shape), flat_lv), axis=-1)
+        lv_s = np.take_along_axis(flat_lv, order, axis=-1)
+        cl_s = np.take_along_axis((step < 0).reshape(-1, b), order, axis=-1)
+        ty_s = np.take_along_axis(typ.reshape(-1, b), order, axis=-1)
+        pair = (lv_s[:, 1:] == lv_s[:, :-1]) & (lv_s[:, 1:] < BIG) & ~cl_s[:, :-1] & cl_s[:, 1:]
+        in_bad = np.any(pair & (ty_s[:, 1:] != ty_s[:, :-1]), axis=-1).reshape(shp[:-1])
+        return Step(put(mem, BAD, (cross_bad | in_bad).astype(np.int64)[..., None]))
+
+    net.round(local, "block sums")
+    tree_scan(net, S2, 1, add, [0], O, "depth scan")
+    net.round(summary, "block summaries to the coordinator")
+    net.round(coordinate, "coordinator matches the level runs")
+    net.round(openers, "unmatched openers to their closers")
+    net.round(closers, "type check")
+    tree_fold(net, BAD, 1, np.maximum, [0], "mismatch fold")
+    net.round(lambda ids, mem, inbox: Step(((mem[..., DOK] == 1) & (mem[..., BAD] == 0))
+                                           .astype(np.int64)[..., None]), "answer")
 
 
-def dyck_algorithm(task, x: np.ndarray, mpc: MPC) -> int:
-    """dyck: the Dyck-1 fold for k = 1, the matching algorithm for k > 1."""
-    return dyck_depth(task, x, mpc) if task.k == 1 else dyck_match(task, x, mpc)
+def dyck_program(net: Network, task) -> None:
+    """dyck: the Dyck-1 fold for k = 1, the matching program for k > 1."""
+    return dyck_depth(net, task) if task.k == 1 else dyck_match(net, task)
 
 
 @functools.lru_cache(maxsize=32)
@@ -216,29 +248,30 @@ def dyck_automaton(k: int, D: int) -> tuple[np.ndarray, int, np.ndarray]:
     return delta, 0, accept
 
 
-def automaton_fold(task, x: np.ndarray, mpc: MPC) -> int:
+def automaton_fold(net: Network, task) -> None:
     """dyck_bounded: compose the blocks' transition functions up the tree."""
     delta, start, accept = dyck_automaton(task.k, task.D)
-    Q = len(delta)
-    if 2 * Q > mpc.s and mpc.machines > 1:
-        raise ResourceLimitError(
-            f"a transition function of the {Q}-state automaton is {Q} words; a tree node "
-            f"needs two of them, more than s = {mpc.s} (N={mpc.N}, delta={mpc.delta}); use a "
-            f"larger delta or smaller k, D")
-    owner, starts = _blocks(mpc, len(x))
-    M, per = mpc.machines, mpc.s
-    grid = np.full(M * per, -1, dtype=np.int64)
-    grid[: len(x)] = x
-    grid = grid.reshape(M, per)
-    fn = np.repeat(np.arange(Q, dtype=np.int64)[None, :], M, axis=0)
-    for j in range(per):  # local: every machine runs its block (vectorized over machines)
-        tok = grid[:, j]
-        live = tok >= 0
-        if not live.any():
-            break
-        fn[live] = delta[fn[live], tok[live][:, None]]
-    total = tree_fold(mpc, fn, compose, np.arange(Q), "transition-function fold")
-    return int(accept[total[start]])
+    Q, b = len(delta), net.block
+    why = dyck_limit(task, net.s, net.M)
+    if why:
+        raise ResourceLimitError(f"{why} (N={net.N})")
+
+    def local(ids, mem, inbox):   # every machine runs its block (vectorised over machines)
+        fn = np.broadcast_to(np.arange(Q, dtype=np.int64), ids.shape + (Q,)).copy()
+        for j in range(b):
+            tok = mem[..., j]
+            live = tok != FILL
+            if not live.any():
+                break
+            fn = np.where(live[..., None],
+                          delta[fn, np.where(live, tok, 0)[..., None]], fn)
+        return Step(fn)
+
+    net.round(local, "block transition functions")
+    tree_fold(net, 0, Q, compose, np.arange(Q), "transition-function fold")
+    net.round(lambda ids, mem, inbox: Step(accept[mem[..., start]].astype(np.int64)[..., None]),
+              "accept?")
 
 
-__all__ = ["dyck_depth", "dyck_match", "dyck_algorithm", "automaton_fold", "dyck_automaton"]
+__all__ = ["dyck_depth", "dyck_match", "dyck_program", "automaton_fold", "dyck_automaton",
+           "dyck_limit"]
