@@ -14,9 +14,9 @@ import numpy as np
 from theorybench import tasks
 from theorybench.formal.bapo.frontier import frontier, solve_point
 from theorybench.formal.communication import one_way_cc
-from theorybench.formal.mpc.algorithms import run_algorithm, tree_reduce
-from theorybench.formal.mpc.scan import add, tree_scan
-from theorybench.formal.mpc.simulator import MPC
+from theorybench.formal.mpc.algorithms import run_algorithm
+from theorybench.formal.mpc.scan import add, tree_fold, tree_scan
+from theorybench.formal.mpc.simulator import FILL, MPC, Step
 
 
 def timed(label, fn):
@@ -27,17 +27,27 @@ def timed(label, fn):
 
 
 def raw_mpc(N: int, rng: np.random.Generator) -> dict:
-    """Parity by tree reduction and prefix sums by tree scan on N raw words, checked."""
-    bits = rng.integers(0, 2, size=N)
+    """Parity by tree fold and prefix sums by tree scan on N raw words, checked."""
+    bits = rng.integers(0, 2, size=(1, N))
     mpc = MPC(N, delta=0.5, c=4.0)
-    par = int(tree_reduce(mpc, mpc.distribute(bits), "xor")[0])
-    assert par == int(bits.sum() % 2)
-    per = mpc.s
-    blocks = np.add.reduceat(bits, np.arange(0, N, per))[:, None]
-    excl, total = tree_scan(mpc, blocks, add, np.zeros(1, dtype=np.int64))
-    assert int(total[0]) == int(bits.sum())
-    assert np.array_equal(excl[:, 0], np.concatenate([[0], np.cumsum(blocks[:-1, 0])]))
-    return mpc.summary()
+
+    def parity(net, task):
+        net.round(lambda ids, mem, inbox: Step(np.where(mem != FILL, mem, 0).sum(
+            axis=-1, keepdims=True) % 2))
+        tree_fold(net, 0, 1, lambda a, b: (a + b) % 2, [0])
+    par = mpc.run(parity, None, bits)
+    assert int(par.output[0]) == int(bits.sum() % 2)
+
+    def scan(net, task):
+        net.round(lambda ids, mem, inbox: Step(np.stack(
+            [np.where(mem != FILL, mem, 0).sum(axis=-1), np.zeros(ids.shape, dtype=np.int64)],
+            axis=-1)))
+        tree_scan(net, 0, 1, add, [0], 1)
+    r = mpc.run(scan, None, bits)
+    blocks = np.add.reduceat(bits[0], np.arange(0, N, r.block))
+    assert int(r.output[0]) == int(bits.sum())
+    assert np.array_equal(r.memory[0, :, 1], np.cumsum(blocks) - blocks)
+    return {"N": N, "s": r.s, "machines": r.machines, "rounds": int(par.rounds[0] + r.rounds[0])}
 
 
 def main():
@@ -59,8 +69,8 @@ def main():
                     ("binary_add", 16_384), ("index", 16_384), ("khop", 16_384),
                     ("dyck", 4_096), ("reach_directed", 1_022)):
         t = tasks.get(name, n=n)
-        x = t.decision_view()[0].sample(rng, 1)[0]
-        timed(f"MPC {name} N={len(x)}", lambda: run_algorithm(t, x, 0.5)[1].summary())
+        x = t.decision_view()[0].sample(rng, 1)
+        timed(f"MPC {name} N={x.shape[1]}", lambda: int(run_algorithm(t, x, 0.5).rounds[0]))
     from theorybench.theories.base import Context
     from theorybench.theories.registry import theory
     for th in ("bapo", "mpc"):
