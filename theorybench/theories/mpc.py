@@ -50,6 +50,16 @@ DEFAULT_NS = (16, 64, 256, 1024)
 GRAPH_NS = (8, 16, 32)
 
 
+#: The simulation result the Easy cells rest on (a citation: the premise "the task is solved
+#: in R rounds" is what rule 1 checks on samples; the theorem itself is not checked here).
+SIMULATION = ("an R-round MPC protocol with local memory O(N^delta) is simulated by a "
+              "transformer of depth O(R) (Sanford, Hsu, Telgarsky, ICML 2024, arXiv "
+              "2402.09268; cited without theorem number)")
+#: The conditional lower bound behind the Hard cells.
+CYCLES_BOUND = ("conditional on the 1-vs-2-cycles conjecture, depth Omega(log N) for "
+                "connectivity at sublinear width (Sanford, Hsu, Telgarsky 2024; Sanford et "
+                "al. 2024, arXiv 2405.18512; cited without theorem number)")
+
 #: Sampled instances per n, every one checked against the task's reference.
 INSTANCES = 1000
 #: Of them, run again with every machine of every round recomputed alone.
@@ -120,7 +130,7 @@ class MPCTheory(Theory):
         ev = {"delta": delta, "rounds_by_n": dict(zip(ns, rounds)),
               "max_memory_by_n": {n: by_n[n]["max_memory"] for n in ns},
               "s_by_n": {n: by_n[n]["s"] for n in ns}, "fit": fit.to_dict(),
-              "algorithm": _algorithm_name(family)}
+              "algorithm": _algorithm_name(family), "theorem": SIMULATION}
         if fit.bounded or len(set(rounds[-3:])) == 1:
             # a fixed algorithm run on sampled instances up to the largest n
             ev.update(verified_up_to=int(ns[-1]),
@@ -152,6 +162,7 @@ class MPCTheory(Theory):
         conj = ("1-cycle vs 2-cycles needs Omega(log N) MPC rounds at memory O(N^delta), "
                 "delta < 1 (Ghaffari, Kuhn, Uitto 2019)")
         ev = {"reduction": red.name, "check": chk.to_dict(), "conjecture": conj,
+              "theorem": CYCLES_BOUND,
               "condition": "the 1-vs-2-cycles conjecture: " + conj}
         delta = float(ctx.options.get("mpc_delta", 0.5))
         try:
