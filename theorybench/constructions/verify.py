@@ -7,7 +7,8 @@
 * ``sampled``: float64 and float32 on samples of the task's default distribution (any n,
   e.g. 256; ``verified`` on the sample only).
 * ``z3``: for all n where the construction allows it (Majority), else for this n:
-  uniform attention exactly, peaked attention by hard model + gap + softmax bound.
+  uniform attention exactly, peaked attention by hard model + gap + softmax bound, and
+  models mixing both (bounded Dyck-k) by :mod:`.solver_mixed`.
 
 Status for the evidence vocabulary (docs/theories.md; issue 11): ``proven`` when some
 certificate covers every n, ``verified <= N`` for the largest N up to which every n
@@ -20,18 +21,26 @@ import numpy as np
 import torch
 
 from ..errors import ConfigError
-from . import check, interval, solver
+from . import check, interval, solver, solver_mixed
 from .base import Certificate, Construction
 
 METHODS = ("exhaustive", "interval", "z3", "sampled")
 
 
 def z3_kind(c: Construction) -> str:
-    """``all-n``, ``uniform`` or ``peaked``: which z3 method applies."""
+    """``all-n``, ``uniform``, ``peaked`` or ``mixed``: which z3 method applies.
+
+    ``peaked`` (:func:`.solver.prove_peaked`) needs every head peaked and no MLP before the
+    last layer; a model with uniform and peaked heads, or MLPs between peaked layers, is
+    ``mixed`` (:func:`.solver_mixed.prove_mixed`)."""
     if c.count_spec is not None:
         return "all-n"
-    if all(all(l.uniform_heads()) for l in c.weights.layers):
+    layers = c.weights.layers
+    if all(all(l.uniform_heads()) for l in layers):
         return "uniform"
+    if any(any(l.uniform_heads()) for l in layers) or any(
+            l.w1.shape[1] for l in layers[:-1]):
+        return "mixed"
     return "peaked"
 
 
@@ -55,6 +64,8 @@ def verify(c: Construction, method: str, timeout_ms: int = solver.TIMEOUT_MS,
         return [solver.prove_all_n(c, timeout_ms)]
     if kind == "uniform":
         return [solver.prove_uniform(c, timeout_ms)]
+    if kind == "mixed":
+        return [solver_mixed.prove_mixed(c, timeout_ms)]
     return [solver.prove_peaked(c, timeout_ms)]
 
 
