@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import tasks
 from ..errors import ResourceLimitError
-from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
+from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.growth import classify_growth
 
 #: The n at which each family's algorithm is measured (valid sizes for the family).

@@ -126,9 +126,9 @@ def test_every_algorithm_matches_reference_on_1000_instances(family):
         assert r["locality_checked"] == 2 and r["max_memory"] <= r["s"]
 
 
-@pytest.mark.parametrize("family,kw", [("khop", {"k": 2}), ("khop", {"k": 3}),
-                                       ("dyck", {"k": 1}), ("binary_add", {"layout": "interleaved"}),
-                                       ("index_parity", {"mode": "mask"})])
+@pytest.mark.parametrize("family,kw", [
+    ("khop", {"k": 2}), ("khop", {"k": 3}), ("dyck", {"k": 1}),
+    ("binary_add", {"layout": "interleaved"}), ("index_parity", {"mode": "mask"})])
 def test_variants_match_reference(family, kw):
     r = measure(tasks.get(family, n=128, **kw), np.random.default_rng(3), 0.5, 1000, strict=1)
     assert r["wrong_count"] == 0

@@ -28,7 +28,6 @@ reference; a few of them (``strict``) are run with every machine also recomputed
 
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import numpy as np
@@ -173,8 +172,8 @@ def carry_out(net: Network, task) -> None:
     net.round(send, "b bits to the a bits")
     net.round(local, "local carry keys")
     _fold(net, 0, "max", "max fold")
-    net.round(lambda ids, mem, inbox: _answer(ids, mem, (mem[..., 0] >= 0) & ((mem[..., 0] & 1) == 1)),
-              "carry")
+    net.round(lambda ids, mem, inbox: _answer(
+        ids, mem, (mem[..., 0] >= 0) & ((mem[..., 0] & 1) == 1)), "carry")
 
 
 def khop_last(net: Network, task) -> None:
@@ -324,7 +323,8 @@ def label_propagation(net: Network, task) -> None:
         labs = np.repeat(lab, 2, axis=-1)
         d = _row_unique(both)
         cand = np.where(both[..., None, :] == d[..., :, None], labs[..., None, :], V).min(axis=-1)
-        return Step(mem, np.where(d >= 0, d // nb, -1), (np.maximum(d, 0) * (V + 1) + cand)[..., None])
+        return Step(mem, np.where(d >= 0, d // nb, -1),
+                    (np.maximum(d, 0) * (V + 1) + cand)[..., None])
 
     def apply(ids, mem, inbox):
         v = inbox.data[..., 0] // (V + 1)

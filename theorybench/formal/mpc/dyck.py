@@ -1,10 +1,9 @@
-"""MPC algorithms for dyck and dyck_bounded, run in the simulator and checked by the caller.
+"""MPC programs for dyck and dyck_bounded, run in the simulator and checked by the caller.
 
 Input: one bracket per word, machine m holding positions m*b .. m*b + b - 1 (b = s/2), and
 nothing else: every step below is a round function on a machine's own memory and inbox
-(see :mod:`.simulator`). Token ids
-follow the tasks: type t opens with id 2t and closes with id 2t + 1. P_i is the depth
-after position i (P_-1 = 0).
+(see :mod:`.simulator`). Token ids follow the tasks: type t opens with id 2t and closes
+with id 2t + 1. P_i is the depth after position i (P_-1 = 0).
 
 * Dyck-1 (:func:`dyck_depth`): every block's (sum of +-1 steps, smallest prefix sum)
   is an element of an associative (non-commutative) monoid; a tree fold with fan-in
@@ -23,10 +22,12 @@ after position i (P_-1 = 0).
   each unmatched opener's (level, type) to its A, which compares the type with its own
   unmatched closer at that level; the mismatch flags are OR-folded up the tree. Every
   opener is sent once and every closer receives once, so no machine sends or receives
-  more than s words. Rounds: 3 per tree level for the scan, 3 for the coordinator
-  step, 1 per level for the fold: O(1/delta). Limit: the coordinator needs
-  6M <= s words (M = N/s machines), i.e. N^(1 - 2 delta) <= c^2/6 - true for every N at
-  delta >= 1/2 with the default c = 4; below that the algorithm raises
+  more than s words. In-block pairs are found locally: sorted by (level, position), an
+  opener followed by a closer of the same level is a pair. Rounds: 3 per tree level for
+  the scan, 3 for the coordinator step, 1 per level for the fold: O(1/delta). Limit: the
+  coordinator sends up to 6M <= s words (M = N/b = 2N/s machines), i.e.
+  N^(1 - 2 delta) <= c^2/12 - true for every N at delta >= 1/2 with the default c = 4;
+  below that the program raises
   :class:`ResourceLimitError` rather than exceed memory (recursing on the block
   summaries would lift this; not implemented).
 * dyck_bounded (:func:`automaton_fold`): Dyck-k with depth <= D is regular; its stack
