@@ -87,7 +87,8 @@ def test_unknown_with_reasons_when_nothing_fires():
     assert p.verdict == Verdict.UNKNOWN and p.basis == Basis.NONE and p.status == Status.NONE
     for name in ("build", "bound", "reduce", "cited"):
         assert f"{name}: {name} does not apply" in p.explanation
-    assert len(p.tried) == 5
+    # the five rules and, before the theorem rule, the reduction catalogue (closures.py)
+    assert len(p.tried) == 6 and p.tried[4]["rule"] == "checked reduction from the catalogue"
 
 
 def test_evidence_is_json_serializable_and_round_trips():

@@ -136,10 +136,26 @@ class CheckAtN:
     projection_violations: list[dict[str, Any]] = field(default_factory=list)
     identity: bool = False  # every checked image equals its source instance
     dependency_checked: int = 0  # instances the projection property was tested on
+    #: source and target sizes: the task's n of the target, and the token lengths
+    target_n: int | None = None
+    source_length: int = 0
+    target_length: int = 0
+    #: projection checks only: the largest number of output tokens that depend on one
+    #: input position, and whether the input positions read are non-decreasing along the
+    #: output (constants anywhere) - then the image of every prefix/suffix split of the
+    #: source is a prefix/suffix split of the target ("split-preserving")
+    fanout: int | None = None
+    monotone: bool | None = None
+    #: identity maps only: the source's instance space is a proper subset of the target's
+    #: (per position choices contained, some strictly): an inclusion, not the same problem
+    proper_inclusion: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "checked": self.checked, "exhaustive": self.exhaustive,
                 "identity": self.identity, "dependency_checked": self.dependency_checked,
+                "target_n": self.target_n, "source_length": self.source_length,
+                "target_length": self.target_length, "fanout": self.fanout,
+                "monotone": self.monotone, "proper_inclusion": self.proper_inclusion,
                 "mismatches": self.mismatches, "invalid_images": self.invalid_images,
                 "counterexample": self.counterexample, "dependency": self.dependency,
                 "projection_violations": self.projection_violations[:5]}
@@ -175,6 +191,34 @@ class ReductionCheck:
         return bool(self.by_n) and all(c.identity for c in self.by_n)
 
     @property
+    def is_inclusion(self) -> bool:
+        """An identity map whose source instance space is a proper subset of the target's at
+        every checked n (e.g. Dyck-1 words inside Dyck-k words): a genuine map between two
+        problems - the inclusion of instance spaces - not a problem reduced to itself."""
+        return self.is_identity and all(c.proper_inclusion for c in self.by_n)
+
+    @property
+    def is_split_preserving(self) -> bool:
+        """A projection whose dependency map is non-decreasing at every checked n."""
+        return (self.kind == "projection" and self.is_projection and bool(self.by_n)
+                and all(c.monotone for c in self.by_n))
+
+    @property
+    def max_fanout(self) -> int | None:
+        vals = [c.fanout for c in self.by_n if c.fanout is not None]
+        return max(vals) if vals else None
+
+    @property
+    def verified_up_to(self) -> int:
+        """The largest source n checked (every n in the list, exhaustively or sampled)."""
+        return max(c.n for c in self.by_n)
+
+    @property
+    def sampled(self) -> dict[int, int]:
+        """n -> K for the n checked on K random instances instead of all of them."""
+        return {c.n: c.checked for c in self.by_n if not c.exhaustive}
+
+    @property
     def counterexample(self) -> dict[str, Any] | None:
         return next((c.counterexample for c in self.by_n if c.counterexample), None)
 
@@ -182,6 +226,9 @@ class ReductionCheck:
         return {"reduction": self.reduction, "source": self.source, "target": self.target,
                 "kind": self.kind, "ok": self.ok, "labels_preserved": self.labels_preserved,
                 "is_projection": self.is_projection, "is_identity": self.is_identity,
+                "is_inclusion": self.is_inclusion,
+                "is_split_preserving": self.is_split_preserving,
+                "max_fanout": self.max_fanout, "sampled": self.sampled,
                 "ns": [c.n for c in self.by_n],
                 "checked": sum(c.checked for c in self.by_n),
                 "by_n": [c.to_dict() for c in self.by_n]}
@@ -259,7 +306,11 @@ class Reduction:
         mism = ok & (got != want)
         rec = CheckAtN(n=n, checked=len(x), exhaustive=exhaustive,
                        mismatches=int(mism.sum()), invalid_images=int((~ok).sum()),
-                       identity=bool(y.shape == x.shape and np.array_equal(y, x)))
+                       identity=bool(y.shape == x.shape and np.array_equal(y, x)),
+                       target_n=self.target_params(n).get("n"), source_length=int(x.shape[1]),
+                       target_length=int(y.shape[1]))
+        if rec.identity:
+            rec.proper_inclusion = _proper_inclusion(self.source.choices(n), tgt.choices)
         first = np.flatnonzero(mism | ~ok)
         if len(first):
             j = int(first[0])
@@ -277,6 +328,10 @@ class Reduction:
                 probe = x[np.sort(rng.choice(len(x), size=samples, replace=False))]
             rec.dependency_checked = int(len(probe))
             rec.dependency, rec.projection_violations = self._dependencies(probe, n)
+            read = [d for d in rec.dependency if d >= 0]
+            rec.monotone = all(a <= b for a, b in zip(read, read[1:]))
+            rec.fanout = max(np.bincount(np.asarray(read, dtype=np.int64)).tolist(),
+                             default=0)
         return rec
 
     def _dependencies(self, x: np.ndarray, n: int):
@@ -300,6 +355,14 @@ class Reduction:
             if len(src) > 1:
                 violations.append({"output_position": j, "input_positions": src.tolist()})
         return dependency, violations
+
+
+def _proper_inclusion(src: Sequence[Sequence[int]], tgt: Sequence[Sequence[int]]) -> bool:
+    """Per position, the source's allowed tokens are among the target's, some strictly."""
+    if len(src) != len(tgt):
+        return False
+    pairs = [(set(map(int, a)), set(map(int, b))) for a, b in zip(src, tgt)]
+    return all(a <= b for a, b in pairs) and any(a < b for a, b in pairs)
 
 
 def _in_choices(y: np.ndarray, choices: Sequence[Sequence[int]]) -> np.ndarray:

@@ -6,6 +6,19 @@ construction, lower bound, reduction, cited theorem (docs/theories.md). Each rul
 :class:`RuleSkip`). ``Theory.predict`` returns the first prediction that fires, with the
 record of every rule tried; if none fires the verdict is Unknown and says why.
 No verdict is ever read from a table.
+
+Every theory also applies the catalogue of checked task-to-task reductions
+(:mod:`theorybench.formal.reduction_catalogue`, admitted per theory by
+:mod:`.closures`) as its last reduction rule, after its own construction, lower-bound and
+reduction rules and before its cited-theorem rules: a Hard cell of the same theory on a
+source S with an admitted reduction S -> T makes T Hard (basis reduction), and, only
+where the theory's class is closed under the map, an Easy cell on T makes S Easy. The
+cell's status is no stronger than the other cell's nor than the reduction's check
+(``verified <= N``: the maps are checked up to N, not proved for all n). The other cell
+is the theory's *own* prediction there (its rules without the catalogue), so results do
+not depend on the order in which cells are computed. Where the theory's own theorem rule
+would give the same verdict at least as strongly, that cell is kept (the catalogue's
+derivation is recorded in ``tried``): a finite reduction check never weakens a cell.
 """
 
 from __future__ import annotations
@@ -193,6 +206,10 @@ class Context:
     seed: int = 0
     time_limit_s: float = 20.0
     options: dict[str, Any] = field(default_factory=dict)
+    #: own predictions (a theory's rules without the reduction catalogue) by (theory,
+    #: task), shared by the cells of one matrix run; None: each ``predict`` call keeps its
+    #: own for the cells it consults
+    cache: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
 
 
 class Theory:
@@ -209,6 +226,10 @@ class Theory:
     #: Rules inherited from a base class that this variant does not apply: method name ->
     #: the reason, recorded in ``Prediction.tried`` like any rule that does not fire.
     dropped_rules: ClassVar[dict[str, str]] = {}
+
+    #: Which catalogue reductions the theory admits (:class:`.closures.Closure`); None:
+    #: the default of :data:`.closures.CLOSURES` for the theory's name.
+    reduction_closures: ClassVar[tuple | None] = None
 
     def rules(self) -> list[Rule]:
         found = []
@@ -227,8 +248,87 @@ class Theory:
         return found
 
     def predict(self, family: str, context: Context | None = None) -> Prediction:
-        """Run the rules in order on ``family``; the first that fires is the prediction."""
+        """Run the rules in order on ``family``; the first that fires is the prediction.
+
+        The reduction catalogue runs after the theory's own construction, lower-bound and
+        reduction rules and before its theorem rules (module docstring)."""
         ctx = context or Context()
+        if ctx.cache is None:
+            import dataclasses
+            ctx = dataclasses.replace(ctx, cache={})
+        own = self.predict_own(family, ctx)
+        return self._apply_catalogue(family, own, ctx)
+
+    def predict_own(self, family: str, ctx: Context) -> Prediction:
+        """The theory's own rules only (no catalogue), cached in ``ctx.cache``."""
+        key = ("own", self.name, family)
+        if ctx.cache is not None and key in ctx.cache:
+            return ctx.cache[key]
+        out = self._run_rules(family, ctx)
+        if ctx.cache is not None:
+            ctx.cache[key] = out
+        return out
+
+    def _apply_catalogue(self, family: str, own: Prediction, ctx: Context) -> Prediction:
+        import copy
+
+        from .closures import RULE_NAME, catalogue_rule
+        early = (Basis.CONSTRUCTION.value, Basis.LOWER_BOUND.value, Basis.REDUCTION.value)
+        if own.verdict != Verdict.UNKNOWN and own.tried and own.tried[-1]["basis"] in early:
+            return own          # an own rule before the catalogue's place fired
+        pos = next((i for i, t in enumerate(own.tried) if t["basis"] == Basis.THEOREM.value),
+                   len(own.tried))
+
+        def own_of(label: str) -> Prediction:
+            from ..tasks import registry as treg
+            from .runner import _unregister_variants, variant_family
+            fresh = ":" in label and label not in treg._FAMILIES
+            try:
+                return self.predict_own(variant_family(label), ctx)
+            finally:
+                if fresh:
+                    _unregister_variants([label])
+
+        try:
+            out = catalogue_rule(self, family, ctx, own_of)
+        except Exception as exc:  # recorded like any crashing rule, never hidden
+            if isinstance(exc, (KeyboardInterrupt, MemoryError)):
+                raise
+            out = RuleSkip(f"rule failed: {type(exc).__name__}: {exc}")
+        before = own.tried[:pos]
+        if (isinstance(out, Prediction) and own.verdict == out.verdict
+                and STATUS_ORDER.index(out.status) >= STATUS_ORDER.index(own.status)):
+            # the theory's cited theorem gives the same verdict at least as strongly: keep it
+            out = RuleSkip(f"also derived {out.verdict.value} ({out.status_label}) by "
+                           f"{out.evidence['reduction']['name']}; the theorem rule's cell is "
+                           f"as strong ({own.status_label}) and is kept")
+        elif isinstance(out, Prediction) and own.verdict != Verdict.UNKNOWN:
+            out.evidence["theorem_cell"] = {"verdict": own.verdict.value, "rule": own.rule,
+                                            "status": own.status_label,
+                                            "conflict": own.verdict != out.verdict}
+        if isinstance(out, Prediction):
+            out.rule = RULE_NAME
+            out.tried = before + [{"rule": RULE_NAME, "basis": Basis.REDUCTION.value,
+                                   "outcome": "fired"}]
+            names = {t["rule"] for t in before}
+            skipped = {k: v for k, v in (own.evidence.get("other_rules") or {}).items()
+                       if k in names}
+            if skipped:
+                out.evidence.setdefault("other_rules", skipped)
+            return out
+        res = copy.copy(own)
+        res.tried = before + [{"rule": RULE_NAME, "basis": Basis.REDUCTION.value,
+                               "outcome": out.reason}] + own.tried[pos:]
+        if out.evidence:
+            res.evidence = dict(own.evidence)
+            res.evidence["other_rules"] = {**(own.evidence.get("other_rules") or {}),
+                                           RULE_NAME: out.evidence}
+        if own.verdict == Verdict.UNKNOWN:
+            reasons = "; ".join(f"{t['rule']}: {t['outcome']}" for t in res.tried)
+            res.explanation = f"no rule of {self.name} could derive a verdict ({reasons})"
+        return res
+
+    def _run_rules(self, family: str, ctx: Context) -> Prediction:
         tried: list[dict[str, str]] = []
         skipped_evidence: dict[str, Any] = {}
         for r in self.rules():

@@ -55,6 +55,8 @@ def default_tasks() -> list[str]:
     from .. import tasks
     out = []
     for name in tasks.families():
+        if ":" in name:   # a variant registered while predictions run: not a family
+            continue
         if name in MATRIX_VARIANTS:
             labels = [tasks.task_label(name, pt) for pt in tasks.grid(name).points()]
             out += sorted(set(labels), key=lambda s: (s != name, s))
@@ -125,9 +127,12 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
     The progress bar goes to stderr and only when stderr is a terminal.
     """
     from .registry import theory as get_theory
+    import dataclasses
     names = resolve_theories(theories)
     fams = resolve_families(families)
     ctx = ctx or Context()
+    if ctx.cache is None:  # one cache of own predictions for the whole run (closures.py)
+        ctx = dataclasses.replace(ctx, cache={})
     objs: dict[str, Theory] = {n: get_theory(n) for n in names}
     pairs = [(f, t) for f in fams for t in names]
     bar = None
