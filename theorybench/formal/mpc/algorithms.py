@@ -251,6 +251,24 @@ def _row_unique(vals: np.ndarray) -> np.ndarray:
     return np.where(dup | (srt < 0), -1, srt)
 
 
+def _row_lookup(keys, vals, valid, query, span):
+    """Per row: the value stored under each query key (-1 where none). keys/vals/valid
+    (..., R), query (..., Q); keys and queries in 0 .. span-1 (row-local: every row is
+    offset by its own index, so rows never meet)."""
+    lead = keys.shape[:-1]
+    rows = np.arange(int(np.prod(lead))).reshape(lead)
+    k = np.where(valid, rows[..., None] * span + keys, -1).reshape(-1)
+    v = vals.reshape(-1)
+    order = np.argsort(k, kind="stable")
+    ks, vs = k[order], v[order]
+    q = np.where(query >= 0, rows[..., None] * span + query, -2).reshape(-1)
+    at = np.clip(np.searchsorted(ks, q), 0, max(len(ks) - 1, 0))
+    if len(ks) == 0:
+        return np.full(query.shape, -1, dtype=np.int64)
+    hit = (ks[at] == q) & (q >= 0)
+    return np.where(hit, vs[at], -1).reshape(query.shape)
+
+
 def label_propagation(net: Network, task) -> None:
     """reach_*: label propagation over the edges until no state changes, then compare s, t.
 
@@ -306,36 +324,38 @@ def label_propagation(net: Network, task) -> None:
 
     def update(ids, mem, inbox):
         e = endpoints(ids, mem)
-        got_v = np.where(inbox.valid, inbox.data[..., 0] // (V + 1), -2)
-        got_s = inbox.data[..., 0] % (V + 1)
+        key = np.where(inbox.valid, inbox.data[..., 0], -1)      # node * (V + 1) + state
 
-        def state(x):                     # (..., b) states of endpoints x
-            hit = got_v[..., None, :] == x[..., :, None]
-            return np.where(hit, got_s[..., None, :], -1).max(axis=-1)
+        def state(x):                     # (..., b) states of endpoints x, -1 if unknown
+            return _row_lookup(key // (V + 1), key % (V + 1), key >= 0, x, V + 1)
         if directed:
             live = (e[..., 0] >= 0) & (state(e[..., 0]) == 1)
             tgt = _row_unique(np.where(live, e[..., 1], -1))
             return Step(mem, np.where(tgt >= 0, tgt // nb, -1),
                         (np.maximum(tgt, 0) * (V + 1) + 1)[..., None])
         lab = np.minimum(state(e[..., 0]), state(e[..., 1]))
-        lab = np.where(e[..., 0] >= 0, lab, V)
         both = e.reshape(e.shape[:-2] + (-1,))
         labs = np.repeat(lab, 2, axis=-1)
-        d = _row_unique(both)
-        cand = np.where(both[..., None, :] == d[..., :, None], labs[..., None, :], V).min(axis=-1)
-        return Step(mem, np.where(d >= 0, d // nb, -1),
-                    (np.maximum(d, 0) * (V + 1) + cand)[..., None])
+        # the smallest candidate per distinct endpoint: sort (endpoint, label) pairs per row
+        srt = np.sort(np.where(both >= 0, both * (V + 1) + labs, -1), axis=-1)
+        d = srt // (V + 1)
+        first = np.concatenate([np.ones(d.shape[:-1] + (1,), dtype=bool),
+                                d[..., 1:] != d[..., :-1]], axis=-1) & (srt >= 0)
+        return Step(mem, np.where(first, d // nb, -1), np.maximum(srt, 0)[..., None])
 
     def apply(ids, mem, inbox):
         v = inbox.data[..., 0] // (V + 1)
         c = inbox.data[..., 0] % (V + 1)
         j = np.where(inbox.valid, v - ids[..., None] * nb, -1)
-        hit = j[..., None, :] == np.arange(nb)[:, None]                 # (..., nb, R)
         old = mem[..., ST:ST + nb]
+        rows = np.arange(old.size // max(nb, 1)).reshape(old.shape[:-1])
+        best = np.full(old.shape, V, dtype=np.int64)       # min candidate per own node
+        ok = j >= 0
+        r = np.broadcast_to(rows[..., None], j.shape)[ok]
+        np.minimum.at(best.reshape(-1), r * nb + j[ok], c[ok])
         if directed:
-            new = np.where(hit.any(axis=-1), 1, old)
+            new = np.where(best < V, 1, old)
         else:
-            best = np.where(hit, c[..., None, :], V).min(axis=-1, initial=V)
             new = np.where(old != FILL, np.minimum(old, best), old)
         changed = np.any(new != old, axis=-1)
         mine = ids[..., None] * nb + np.arange(nb)
