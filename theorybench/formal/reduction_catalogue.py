@@ -6,7 +6,8 @@ n -> n' of the task's parameter n. :meth:`Entry.check` runs
 :meth:`~theorybench.formal.reductions.Reduction.check`: label(T(map(x))) == label(S(x))
 on every source instance for the n where there are at most ``exhaustive_limit`` of them
 and on ``samples`` random ones (drawn from the source's own distribution) otherwise - the
-check says which, with K - plus well-formed images and, for projections, the dependency
+check says which, with K; half of them from the task's distribution, half uniform over
+its instance space - plus well-formed images and, for projections, the dependency
 map (fan-out, and whether it is monotone: split-preserving).
 
 The catalogue only states and checks the maps. Whether a theory may use one - whether its
@@ -100,7 +101,7 @@ class Entry:
 
     def reduction(self) -> Reduction:
         return Reduction(
-            name=self.name, source=task_problem(self.source_family, **self.source_params),
+            name=self.name, source=_mixed(task_problem(self.source_family, **self.source_params)),
             target_family=self.target_family,
             target_params=lambda n: {**self.target_params, "n": self.size(n),
                                      **self.extra_target_params(n)},
@@ -144,6 +145,26 @@ class Entry:
             d["verified_up_to"] = chk.verified_up_to
             d["problems"] = self.problems(chk)
         return d
+
+
+def _mixed(prob):
+    """The source problem, sampled half from the task's own distribution and half uniformly
+    over its instance space (rejection on ``valid``), so a sampled check does not see only
+    the generator's instances (reach: not only two disjoint paths)."""
+    import dataclasses
+    own = prob.sample
+    uniform = dataclasses.replace(prob, sample=None)
+
+    def sample(rng, n, count):
+        half = count // 2
+        parts = [np.asarray(own(rng, n, count - half), dtype=np.int64)]
+        if half:
+            parts.append(uniform.draw(rng, n, half))
+        return np.concatenate(parts)
+
+    return dataclasses.replace(prob, sample=sample,
+                               doc=prob.doc + "; sampled: half the task's distribution, half "
+                                              "uniform")
 
 
 # ---- the maps ---------------------------------------------------------------------------
@@ -231,7 +252,7 @@ def _build() -> list[Entry]:
         source_family="reach_undirected", source_params={},
         target_family="reach_directed", target_params={},
         map=double_edges, size=lambda n: 2 * n, size_formula="n' = 2n", blowup="linear",
-        ns=(2, 4, 6),
+        ns=(2, 4, 6, 8),
         doc="edge {u, w} -> u>w, w>u (tokens 2i, 2i+1 read edge i); '?', s, t unchanged; "
             "the target has V' = 2n + 2 nodes, the source's n + 2 keep their ids")]
     dyck_k = _default("dyck", "k")
