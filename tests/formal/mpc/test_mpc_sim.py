@@ -157,3 +157,28 @@ def test_library_algorithm_overflowing_memory_names_step():
     x = t.decision_view()[0].sample(np.random.default_rng(0), 1)
     with pytest.raises(ResourceLimitError, match=r"step \d+ \(start\): machines keep \d+ words"):
         run_algorithm(t, x, 0.5, c=0.1)  # s = 4 words
+
+
+@pytest.mark.parametrize("family", sorted(ALGORITHMS))
+def test_every_program_passes_the_machine_by_machine_check(family):
+    """Every round function of every program, recomputed machine by machine on 10
+    instances (at least 4 machines), gives the vectorised result."""
+    n = {"majority": 129, "reach_directed": 32, "reach_undirected": 32}.get(family, 128)
+    t = tasks.get(family, n=n)
+    x = t.decision_view()[0].sample(np.random.default_rng(7), 10)
+    r = run_algorithm(t, x, 0.5, strict=True)
+    assert r.machines >= 4 and r.strict
+    assert np.array_equal(r.output, np.asarray(t.decision_view()[0].evaluate(x)).reshape(-1))
+
+
+@pytest.mark.parametrize("family", ["parity", "majority", "khop", "binary_add", "edge_exists",
+                                    "index_all", "dyck_bounded"])
+def test_deep_trees_at_small_delta(family):
+    """delta = 0.3, c = 2: s = 16 or so and 128+ machines, so folds, scans and broadcasts
+    run over several tree levels; 1000 instances against the reference."""
+    n = 1025 if family == "majority" else 1024
+    r = measure(tasks.get(family, n=n), np.random.default_rng(2), 0.3, 1000, c=2.0, strict=1)
+    assert r["machines"] >= 128 and r["wrong_count"] == 0
+    if family != "index_all":  # request + reply: no tree
+        assert r["rounds"] > measure(tasks.get(family, n=n), np.random.default_rng(2), 0.5,
+                                     10, c=4.0)["rounds"]
