@@ -56,7 +56,7 @@ class Built:
 
 
 _BUILDERS: dict[str, list[Builder]] = {}
-_MODULES = ("families_basic", "families_structured", "families_dyck")
+_MODULES = ("families_basic", "families_structured", "families_dyck", "families_kv")
 _loaded = False
 
 
