@@ -9,9 +9,10 @@ from .common import parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
-    p = sub.add_parser("run", help="train transformers: an experiment line over a profile's grid")
-    p.add_argument("line", choices=("in-distribution", "length-generalization"),
-                   help="which experiment line")
+    p = sub.add_parser("run", help="an experiment line over a profile's grid: train "
+                                   "transformers, or prompt pretrained LLMs (llm)")
+    p.add_argument("line", choices=("in-distribution", "length-generalization", "llm"),
+                   help="which experiment line (llm: few-shot prompting of pretrained models)")
     p.add_argument("--tasks", nargs="+", metavar="TASK",
                    help="task families (default: the profile's), parameters as khop:k=2")
     p.add_argument("--profile", default="smoke", help="smoke (default), quick or paper")
@@ -33,11 +34,16 @@ def register(sub) -> None:
                    help="the same as --format json")
     p.add_argument("--dry-run", action="store_true",
                    help="list the grid (tasks, sizes, configurations, run count) and stop")
+    p.add_argument("--models", default=None, metavar="FILE",
+                   help="llm line: model file (default: the packaged one, SmolLM2-135M)")
+    p.add_argument("--model", nargs="+", default=None, metavar="NAME",
+                   help="llm line: evaluate only these models of the model file")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("runs", help="runs in a results store: counts by status and the failures")
     p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
-    p.add_argument("--line", choices=("in-distribution", "length-generalization"), default=None)
+    p.add_argument("--line", choices=("in-distribution", "length-generalization", "llm"),
+                   default=None)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_runs)
 
@@ -70,19 +76,46 @@ def check_options(args) -> None:
                       args.checkpoints, create=not args.dry_run)
 
 
+def _check_llm_options(args) -> None:
+    from ..errors import ConfigError
+    if args.line != "llm":
+        used = [o for o, v in (("--models", args.models), ("--model", args.model)) if v]
+        if used:
+            raise ConfigError(f"{' and '.join(used)} belong to the llm line (theorybench run "
+                              f"llm ...), not to {args.line}")
+        return
+    if args.executor not in ("inprocess", "auto") or args.workers != 1 or args.checkpoints \
+            or args.address:
+        raise ConfigError("the llm line runs in this process (each model is loaded once and "
+                          "serves all its runs): drop --executor, --workers, --address and "
+                          "--checkpoints")
+    if args.threads is not None and args.threads < 1:
+        raise ConfigError(f"--threads must be >= 1, got {args.threads}")
+
+
 def cmd_run(args) -> int:
     from ..experiments.sweep import run_sweep
+    _check_llm_options(args)
     if args.dry_run:
+        if args.line == "llm":
+            return dry_run_llm(args)
         check_options(args)
         return dry_run(args)
     summary = run_sweep(args.line, tasks=args.tasks, profile=args.profile, db=args.db,
                         executor=args.executor, workers=args.workers, seeds=args.seeds,
                         retry_failed=args.retry_failed, progress=True, address=args.address,
                         device=args.device, checkpoint_dir=args.checkpoints,
-                        threads=args.threads)
+                        threads=args.threads, models=args.models, model_names=args.model)
     if args.format == "json":
         print_json(summary)
         return 0
+    if summary["line"] == "llm":
+        for name, ld in summary.get("loads", {}).items():
+            print(f"model {name}: loaded in {ld['seconds']:.1f} s ({ld['source']})")
+        if summary.get("prompts"):
+            rate = summary["prompts"] / max(summary["prompt_seconds"], 1e-9)
+            print(f"{summary['prompts']} prompts scored in {summary['prompt_seconds']:.0f} s "
+                  f"({rate:.2f} prompts/s)")
     others = f", {summary['by_others']} ran by other workers" if summary["by_others"] else ""
     print(f"{summary['line']} ({summary['profile']}) -> {summary['db']}: {summary['total']} runs; "
           f"{summary['skipped_done']} already done, {summary['ran']} ran ({summary['done']} done, "
@@ -127,6 +160,56 @@ def dry_run(args) -> int:
     return 0
 
 
+def _llm_grid(args):
+    from ..experiments.llm.models import load_models
+    from ..experiments.profiles import expand_llm, get_profile, llm_tasks
+    from ..errors import ConfigError
+    profile = get_profile(args.profile)
+    table = load_models(args.models)
+    if args.model:
+        unknown = [m for m in args.model if m not in table]
+        if unknown:
+            raise ConfigError(f"--model {', '.join(unknown)}: not in the model file; models: "
+                              f"{', '.join(table)}")
+        table = {m: table[m] for m in args.model}
+    _, without = llm_tasks(profile, args.tasks)
+    return profile, table, expand_llm(profile, table, args.tasks, args.seeds), without
+
+
+def dry_run_llm(args) -> int:
+    profile, table, specs, without = _llm_grid(args)
+    rows: dict = {}
+    for s in specs:
+        row = rows.setdefault((s.model.name, s.task, str(dict(s.params) or "")),
+                              [set(), set(), s.scoring])
+        row[0].add(s.n), row[1].add(s.seed)
+    if args.format == "json":
+        print_json({"line": "llm", "profile": profile.name, "runs": len(specs),
+                    "models": list(table), "k": profile.llm_k, "prompts": profile.llm_count,
+                    "expected_time": profile.llm_expected_time, "no_prompt": without,
+                    "grid": [{"key": s.key, **s.to_dict()} for s in specs]})
+        return 0
+    print_table([(m, t, p, " ".join(map(str, sorted(r[0]))), r[2],
+                  " ".join(map(str, sorted(r[1])))) for (m, t, p), r in rows.items()],
+                ("model", "task", "params", "sizes", "scoring", "seed"))
+    if without:
+        print(f"\nleft out (no prompt entry): {', '.join(without)}")
+    print(f"\n{len(specs)} runs; profile {profile.name}: {profile.llm_k}-shot, "
+          f"{profile.llm_count} prompts per run, template {profile.llm_template}; expected "
+          f"time: {profile.llm_expected_time}")
+    return 0
+
+
+def _describe_failed(rec) -> str:
+    s = rec.spec
+    model = s.get("model") or {}
+    if rec.line == "llm":
+        return (f"{s.get('task')} n={s.get('n')} {model.get('name')} k={s.get('k')} "
+                f"{s.get('scoring')} seed={s.get('seed')}")
+    where = f"n={s['n']}" if s.get("n") is not None else f"train<={s.get('train_max_len')}"
+    return f"{s['task']} {where} {model.get('size')}/{model.get('encoding')} seed={s.get('seed')}"
+
+
 def cmd_runs(args) -> int:
     line = args.line.replace("-", "_") if args.line else None
     with _open(args.db) as store:
@@ -135,12 +218,8 @@ def cmd_runs(args) -> int:
         bad = store.scan(line=line).problems
     failures = []
     for rec in scan.records:
-        s = rec.spec
-        model = s.get("model") or {}
-        where = f"n={s['n']}" if s.get("n") is not None else f"train<={s.get('train_max_len')}"
-        failures.append({"key": rec.key, "line": rec.line, "run": (
-            f"{s['task']} {where} {model.get('size')}/{model.get('encoding')} "
-            f"seed={s.get('seed')}"), "error": rec.error or ""})
+        failures.append({"key": rec.key, "line": rec.line, "run": _describe_failed(rec),
+                         "error": rec.error or ""})
     if args.format == "json":
         print_json({"db": str(args.db), "counts": counts, "failures": failures,
                     "unreadable": [{"key": p.key, "problem": p.what} for p in bad]})

@@ -74,6 +74,18 @@ class Profile:
     eval_bins: tuple = DEFAULT_BINS
     seeds: tuple = (0,)
     threads: int | None = None         # torch threads per run (None: torch's default)
+    # the llm line (few-shot prompting of pretrained models; see LLM_PROFILES_DOC)
+    llm_tasks: tuple | None = None     # None: every family with a prompt entry
+    llm_ns: dict = field(default_factory=dict)  # family -> explicit n list
+    llm_ns_count: int | None = 2       # else the first llm_ns_count of the train_ns ...
+    llm_max_n: int | None = None       # ... or train_ns extended by doubling up to llm_max_n
+    llm_k: int = 8                     # few-shot examples per prompt
+    llm_count: int = 100               # prompts (queries) per run
+    llm_template: str = "plain"
+    llm_order: str = "balanced"
+    llm_seeds: tuple = (0,)
+    llm_threads: int | None = None     # torch threads of the local backend (None: default)
+    llm_expected_time: str = ""
 
 
 _SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval_every=50,
@@ -96,19 +108,26 @@ PROFILES: dict[str, Profile] = {
         ns={"any": (8, 16), "all": (8, 16), "majority": (7, 15), "parity": (8, 16),
             "index": (8, 16)},
         ns_count=1, in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
-        lg_training=_SMOKE_LG_TRAIN, threads=1),
+        lg_training=_SMOKE_LG_TRAIN, threads=1,
+        llm_tasks=("majority", "parity", "index"),
+        llm_ns={"majority": (5, 9), "parity": (4, 8), "index": (4, 8)}, llm_k=8,
+        llm_count=32,
+        llm_expected_time="LLM_SMOKE_TIME"),
     "quick": Profile(
         name="quick", description="every task, small model, a few n",
         expected_time="up to ~40 min in-distribution, ~1.5-2 h length generalization on 2 CPU cores (estimated from step times)",
         in_tasks=None, lg_tasks=None, ns_count=3, in_training=_QUICK_TRAIN,
-        lg_encodings=("nope", "learned", "rope", "alibi"), lg_training=_QUICK_TRAIN),
+        lg_encodings=("nope", "learned", "rope", "alibi"), lg_training=_QUICK_TRAIN,
+        llm_ns_count=2, llm_count=100,
+        llm_expected_time="LLM_QUICK_TIME"),
     "paper": Profile(
         name="paper", description="base model, n up to 256, the full 27-configuration grid",
         expected_time="days on one GPU; use --executor ray on a cluster",
         in_tasks=None, lg_tasks=None, ns_count=None, max_n=256, in_size="base",
         in_training=_PAPER_TRAIN, train_sizes=tuple(2 ** k for k in range(7, 15)),
         lg_sizes=tuple(SIZES), lg_encodings=tuple(ENCODINGS), lg_training=_PAPER_TRAIN,
-        seeds=(0, 1, 2)),
+        seeds=(0, 1, 2), llm_ns_count=None, llm_max_n=64, llm_count=200, llm_seeds=(0, 1, 2),
+        llm_expected_time="LLM_PAPER_TIME"),
 }
 
 
@@ -193,4 +212,66 @@ def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str
                                              eval_bins=profile.eval_bins, size=size,
                                              encoding=enc, training=profile.lg_training,
                                              seed=seed))
+    return specs
+
+
+# ---- the llm line ----------------------------------------------------------------------
+def llm_tasks(profile: Profile | str, names: Sequence[str] | None = None,
+              prompts: str | None = None) -> tuple[list, list[str]]:
+    """([(family, params), ...], [families left out: no prompt entry]) of the llm line."""
+    from .llm.prompts import load_prompts
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    have = load_prompts(prompts).families
+    if names:
+        try:
+            chosen = tasks.parse_task_list(names)
+        except TaskParameterError as exc:
+            raise ConfigError(str(exc)) from None
+        missing = [f for f, _ in chosen if f not in have]
+        if missing:
+            raise ConfigError(f"no prompt for {', '.join(missing)} in the prompt file; add "
+                              f"an entry under \"families\" (families with prompts: "
+                              f"{', '.join(have)})")
+        return chosen, []
+    names = profile.llm_tasks if profile.llm_tasks is not None else tuple(tasks.families())
+    chosen = [parse_task(t) for t in names]
+    return [t for t in chosen if t[0] in have], [f for f, _ in chosen if f not in have]
+
+
+def llm_ns(profile: Profile | str, family: str, params: dict | None = None) -> list[int]:
+    """The sizes of ``family`` in the llm line under ``profile``."""
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    params = params or {}
+    if family in profile.llm_ns:
+        return [n for n in profile.llm_ns[family] if _valid(family, params, n)]
+    view = Profile(profile.name, "", "", None, None, ns_count=profile.llm_ns_count,
+                   max_n=profile.llm_max_n)
+    return profile_ns(view, family, params)
+
+
+def expand_llm(profile: Profile | str, models: dict, task_names: Sequence[str] | None = None,
+               seeds: Sequence[int] | None = None, prompts: str | None = None) -> list:
+    """Every run spec (``LLMSpec``) of the llm line: each model of ``models`` (name ->
+    ModelConfig) x task x n x seed; log-likelihood scoring where the family has a list of
+    allowed answers, greedy generation where its answer is a sequence (binary_add)."""
+    from .llm.evaluate import LLMSpec
+    from .llm.prompts import load_prompts
+    profile = get_profile(profile) if isinstance(profile, str) else profile
+    if not models:
+        raise ConfigError("the llm line needs at least one model (see --models)")
+    fams = load_prompts(prompts).families
+    seeds = tuple(seeds) if seeds else profile.llm_seeds
+    chosen, _ = llm_tasks(profile, task_names, prompts)
+    specs = []
+    for model in models.values():
+        for family, params in chosen:
+            scoring = "generate" if fams[family]["answer"] == "sequence" else "loglik"
+            items = tuple(sorted(params.items()))
+            for n in llm_ns(profile, family, params):
+                for seed in seeds:
+                    specs.append(LLMSpec(family, n, model, items, k=profile.llm_k,
+                                         template=profile.llm_template,
+                                         order=profile.llm_order, seed=seed,
+                                         count=profile.llm_count, scoring=scoring,
+                                         prompts=prompts))
     return specs

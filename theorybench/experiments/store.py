@@ -14,6 +14,13 @@ each run is trained once. A sweep refreshes the heartbeat of its runs while they
 timeout, or at once when its worker is a process of this host that no longer exists; a sweep
 that is interrupted hands its runs back (``queued``) as it stops.
 
+Per-sample records: runs of the ``llm`` line also keep one row per prompt in ``samples``
+(key, index, record JSON: prompt, target, answer, parsed value, correct, scores), written in
+the same transaction as the run's ``done`` (:meth:`ResultsStore.mark_done` with
+``samples=``) and read with :meth:`ResultsStore.samples`. The table is created by any store
+opened for writing; a store from before it reads as having no samples (same schema version:
+older readers ignore the table).
+
 Readers open the file read-only (``ResultsStore(path, readonly=True)``): they need no write
 access to the file or its folder and, WAL mode letting readers and a writer run together,
 never wait for a writer. A row that cannot be read (a spec that is not JSON, metrics that are
@@ -71,6 +78,12 @@ CREATE TABLE IF NOT EXISTS runs (
     heartbeat REAL
 );
 CREATE INDEX IF NOT EXISTS runs_line_status ON runs (line, status);
+CREATE TABLE IF NOT EXISTS samples (
+    key TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (key, idx)
+);
 """
 _LEASE_COLUMNS = (("worker", "TEXT"), ("heartbeat", "REAL"))
 
@@ -265,7 +278,8 @@ class ResultsStore:
 
     # ---- writes (each one transaction) --------------------------------------------------
     def queue(self, specs: Iterable) -> int:
-        """Insert ``specs`` (RunSpec) not yet in the store as queued; returns how many."""
+        """Insert ``specs`` (RunSpec or LLMSpec: anything with ``key``, ``line`` and
+        ``to_dict()``) not yet in the store as queued; returns how many."""
         self._writable()
         now, added = time.time(), 0
         with self._tx():
@@ -364,12 +378,28 @@ class ResultsStore:
         with self._tx():
             return self.con.execute(sql, (*args, *where)).rowcount == 1
 
-    def mark_done(self, key: str, metrics: dict, worker: str | None = None) -> bool:
+    def mark_done(self, key: str, metrics: dict, worker: str | None = None,
+                  samples: Sequence[dict] | None = None) -> bool:
         """Record a finished run; with ``worker``, only if it still holds the lease (a
         worker whose lease was taken over leaves the run to its new holder). True if
-        recorded."""
-        return self._finish(key, worker, "status='done', metrics=?, error=NULL",
-                            (json.dumps(metrics),))
+        recorded. ``samples`` (per-prompt records of an llm run) replace the run's stored
+        samples in the same transaction, only when the run is recorded."""
+        if samples is None:
+            return self._finish(key, worker, "status='done', metrics=?, error=NULL",
+                                (json.dumps(metrics),))
+        self._writable()
+        sql = "UPDATE runs SET status='done', metrics=?, error=NULL, updated=? WHERE key=?"
+        args: list = [json.dumps(metrics), time.time(), key]
+        if worker is not None:
+            sql += " AND worker=? AND status='running'"
+            args.append(worker)
+        with self._tx():
+            if self.con.execute(sql, args).rowcount != 1:
+                return False
+            self.con.execute("DELETE FROM samples WHERE key=?", (key,))
+            self.con.executemany("INSERT INTO samples (key, idx, record) VALUES (?, ?, ?)",
+                                 [(key, i, json.dumps(r)) for i, r in enumerate(samples)])
+        return True
 
     def mark_failed(self, key: str, error: str, worker: str | None = None) -> bool:
         return self._finish(key, worker, "status='failed', error=?", (str(error),))
@@ -402,6 +432,25 @@ class ResultsStore:
     def records(self, line: str | None = None, status: str | None = None) -> list[RunRecord]:
         """The readable rows; :meth:`scan` also names the others."""
         return self.scan(line, status).records
+
+    def samples(self, key: str) -> list[dict]:
+        """The per-sample records of run ``key`` in order ([] when it has none, also in a
+        store made before the samples table existed); a record that is not a JSON object
+        is skipped."""
+        has = self.con.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND "
+                               "name='samples'").fetchone()
+        if not has:
+            return []
+        out = []
+        for (text,) in self.con.execute("SELECT record FROM samples WHERE key=? ORDER BY idx",
+                                        (key,)):
+            try:
+                rec = json.loads(text)
+            except (TypeError, ValueError):
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
 
     def status_of(self, keys: Iterable[str]) -> dict[str, str]:
         keys = list(keys)
@@ -468,7 +517,16 @@ def _metrics_problem(line: str, status: str, metrics: dict) -> str | None:
         for label, v in bins.items():
             if v is not None and not _is_fraction(v):
                 return f"length bin {label} accuracy {v!r} is not a number in [0, 1]"
-    elif "test_accuracy" in metrics or line in ("in_distribution", "llm"):
+    elif line == "llm":
+        if not _is_fraction(metrics.get("accuracy")):
+            return (f"accuracy {metrics.get('accuracy')!r} of a done llm run is not a number "
+                    f"in [0, 1]")
+        if not _is_int(metrics.get("count")) or metrics["count"] < 1:
+            return f"prompt count {metrics.get('count')!r} of a done llm run is not positive"
+        for name in ("chance", "unparseable"):
+            if metrics.get(name) is not None and not _is_fraction(metrics[name]):
+                return f"{name} {metrics[name]!r} of a done llm run is not a number in [0, 1]"
+    elif "test_accuracy" in metrics or line == "in_distribution":
         if not _is_fraction(metrics.get("test_accuracy")):
             return (f"test_accuracy {metrics.get('test_accuracy')!r} of a done run is not a "
                     f"number in [0, 1]")

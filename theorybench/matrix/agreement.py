@@ -70,7 +70,8 @@ _HARD_BUT_LEARNED = (
 )
 
 
-def likely_cause(predicted: str, observed: str, assumptions: Iterable[str]) -> str:
+def likely_cause(predicted: str, observed: str, assumptions: Iterable[str],
+                 line: str = "in_distribution") -> str:
     """Why a theory and an experiment may part ways, from the theory's stated assumptions.
 
     Hard predicted but learned: one of the theory's modelling assumptions makes its model
@@ -80,8 +81,22 @@ def likely_cause(predicted: str, observed: str, assumptions: Iterable[str]) -> s
     tested n are too small for an asymptotic bound to show. Easy predicted but not
     learned: the theory shows expressibility, a loose upper bound on difficulty that
     ignores optimization, data and the step budget.
+
+    On the llm line (few-shot prompting of a pretrained model, no training): Hard predicted
+    but above chance - the asymptotic bound may not bite at the tested n, or the model
+    meets the bar (above chance, not exact) with a partial heuristic; Easy predicted but at
+    chance - expressibility says nothing about what a pretrained model does from a few
+    examples in a prompt (the model's size and the prompt format matter).
     """
     assumptions = list(assumptions)
+    if line.startswith("llm"):
+        if predicted == HARD and observed == EASY:
+            return ("predicted Hard but the LLM is above chance: the llm bar is accuracy "
+                    "above chance, not exact solutions (a partial heuristic meets it), and an "
+                    "asymptotic bound may not bite at the tested n")
+        return ("predicted Easy but the LLM is not above chance: expressibility says nothing "
+                "about what a pretrained model infers from a few examples in a prompt (its "
+                "size, training and the prompt format decide)")
     if predicted == HARD and observed == EASY:
         hits = [why for key, why in _HARD_BUT_LEARNED
                 if any(key in a.lower() for a in assumptions)]
@@ -145,7 +160,8 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
                 if not hit:
                     row.disagreements.append(Disagreement(
                         task, predicted, cell.verdict,
-                        likely_cause(predicted, cell.verdict, assumptions.get(theory, ()))))
+                        likely_cause(predicted, cell.verdict, assumptions.get(theory, ()),
+                                     line)))
             row.accuracy = _ratio(row.agree, row.compared)
             row.precision_easy = _ratio(row.easy_correct, row.easy_predicted)
             row.precision_hard = _ratio(row.hard_correct, row.hard_predicted)

@@ -11,7 +11,10 @@ report, so a reader can see exactly what "Easy" meant:
 * length generalization: a configuration (model size x positional encoding) generalizes
   if its aggregated accuracy reaches ``length_accuracy`` in every length bin; the task is
   Easy if its best configuration generalizes. Per-configuration results are kept.
-* LLM (when records of line ``llm`` exist): as in-distribution, on few-shot accuracy.
+* LLM (when records of line ``llm`` exist): chance-aware, see :mod:`.llm_line` - Easy iff
+  the few-shot accuracy is above chance (exact one-sided binomial test at ``llm_alpha``) at
+  every tested n; one column pooled over the models, and one per model when there are
+  several.
 
 A cell with fewer than ``min_seeds`` finished runs at some tested point is
 ``insufficient`` and says how many it has - never a guess.
@@ -35,12 +38,15 @@ class Thresholds:
     length_accuracy: float = 0.90   # length generalization: accuracy needed in every bin
     min_seeds: int = 1              # finished runs needed per tested point
     aggregate: str = "mean"         # how seeds are combined for the verdict: mean | best
+    llm_alpha: float = 0.05         # llm: level of the one-sided binomial test against chance
 
     def describe(self) -> str:
+        from .llm_line import describe as llm_describe
         return (f"in-distribution Easy iff the {self.aggregate} test accuracy over seeds is "
                 f">= {self.target_accuracy:g} at every tested n; length generalization Easy "
                 f"iff the best configuration reaches >= {self.length_accuracy:g} in every "
-                f"length bin; at least {self.min_seeds} finished run(s) per point")
+                f"length bin; at least {self.min_seeds} finished run(s) per point; "
+                f"{llm_describe(self)}")
 
 
 @dataclass
@@ -76,6 +82,10 @@ class EmpiricalCell:
     best_config: str | None = None
     note: str = ""
     train_max_len: int | None = None
+    #: llm line: n -> pooled statistics (accuracy, correct, count, chance, p_value,
+    #: wilson_lower, above_chance, powered, unparseable, runs); and the same per model
+    llm_by_n: dict[int, dict[str, Any]] = field(default_factory=dict)
+    llm_models: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -116,7 +126,7 @@ def _finished(records: Iterable[Any], line: str) -> list[Any]:
 
 def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds(),
                           line: str = "in_distribution") -> dict[str, EmpiricalCell]:
-    """One cell per task (variant) from finished in-distribution (or LLM) runs.
+    """One cell per task (variant) from finished in-distribution runs.
 
     Seeds are pooled only within one configuration (model size and encoding) at one
     (n, training-set size); with several configurations, the best one at each n counts.
@@ -256,7 +266,6 @@ def empirical_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds(
     lg = length_generalization_cells(records, thresholds)
     if lg:
         out["length_generalization"] = lg
-    llm = in_distribution_cells(records, thresholds, line="llm")
-    if llm:
-        out["llm"] = llm
+    from .llm_line import llm_cells
+    out.update(llm_cells(records, thresholds))
     return out

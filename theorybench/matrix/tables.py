@@ -118,7 +118,7 @@ def empirical_table(empirical: Mapping[str, Mapping[str, EmpiricalCell]],
                                 "thresholds": thresholds.describe()})
         rows.append(row)
     caption = (f"Thresholds: {thresholds.describe()}. In-distribution cells list "
-               f"n:mean accuracy.")
+               f"n:mean accuracy; llm cells n:accuracy/chance, * above chance.")
     return Table("Empirical verdicts", ["task", *lines], rows, records, caption)
 
 
@@ -131,6 +131,11 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
             return mark
         low = min(a.mean for a in c.by_config[c.best_config].values())
         return f"{mark} (best {c.best_config}, lowest bin {low:.2f})"
+    if c.llm_by_n:  # llm: n:accuracy/chance, * where above chance (llm_line)
+        accs = ", ".join(f"{n}:{s['accuracy']:.2f}/{s['chance']:.2f}"
+                         f"{'*' if s['above_chance'] else ''}"
+                         for n, s in sorted(c.llm_by_n.items()))
+        return f"{mark} [{accs}]"
     if c.by_n:
         accs = ", ".join(f"{n}:{a.mean:.2f}" for n, a in sorted(c.by_n.items()))
         return f"{mark} [{accs}]"

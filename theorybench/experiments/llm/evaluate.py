@@ -8,12 +8,16 @@ digest of its content (edited templates are new runs). Records (one per prompt, 
     {"index", "prompt", "target", "choices", "scores" (answer -> summed log-probability,
      None when generating), "answer" (the model's answer: the best-scoring choice, or the
      generated text), "parsed" (None when unparseable), "correct"}
+
+Metrics are :func:`scoring.metrics` plus ``seconds`` (building and scoring the prompts,
+model loading excluded) and ``prompts_per_s``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 
 from ...errors import ConfigError
@@ -48,6 +52,16 @@ class LLMSpec:
             raise ConfigError(f"count (prompts) must be a positive integer, got {self.count!r}")
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
+
+    @property
+    def line(self) -> str:
+        """The experiment line (the results store's ``line`` column)."""
+        return "llm"
+
+    def describe(self) -> str:
+        extra = f" params={dict(self.params)}" if self.params else ""
+        return (f"llm {self.task} n={self.n}{extra} {self.model.name} k={self.k} "
+                f"{self.scoring} {self.template} seed={self.seed} prompts={self.count}")
 
     def to_dict(self) -> dict:
         return {"line": "llm", "task": self.task, "params": dict(self.params), "n": self.n,
@@ -90,6 +104,7 @@ def evaluate_llm(spec: LLMSpec | dict, backend=None) -> dict:
     ``{"spec": spec.to_dict(), "key", "metrics", "records"}``."""
     if isinstance(spec, dict):
         spec = LLMSpec.from_dict(spec)
+    start = time.perf_counter()
     builder = PromptBuilder(spec.task, spec.n, dict(spec.params), spec.k, spec.template,
                             spec.order, load_prompts(spec.prompts))
     insts = builder.instances(spec.count, spec.seed)
@@ -129,5 +144,8 @@ def evaluate_llm(spec: LLMSpec | dict, backend=None) -> dict:
                             "choices": list(builder.choices), "scores": None,
                             "answer": texts[j], "parsed": parsed,
                             "correct": parsed is not None and parsed == inst.target})
-    return {"spec": spec.to_dict(), "key": spec.key,
-            "metrics": scoring.metrics(records, builder.choices), "records": records}
+    took = time.perf_counter() - start
+    metrics = scoring.metrics(records, builder.choices)
+    metrics["seconds"] = round(took, 3)  # prompts built and scored (no model loading)
+    metrics["prompts_per_s"] = round(len(records) / took, 3) if took > 0 else None
+    return {"spec": spec.to_dict(), "key": spec.key, "metrics": metrics, "records": records}

@@ -7,7 +7,7 @@ answer is *unparseable* (``parsed`` None, counted, scored wrong). For a sequence
 parsed value is the words joined by single spaces, if every word is a symbol of the
 answer vocabulary; otherwise unparseable.
 
-Metrics: ``accuracy``; ``chance`` (the accuracy of always giving the most frequent gold
+Metrics: ``accuracy`` and ``correct`` (the number right, of ``count``); ``chance`` (the accuracy of always giving the most frequent gold
 answer of the sample; ``uniform_chance`` = 1/number of allowed answers); ``unparseable``
 (fraction); ``balanced_accuracy`` (mean recall over the gold answers present); and for
 log-likelihood scoring ``calibrated_accuracy``: the argmax after subtracting each answer's
@@ -15,9 +15,15 @@ mean score over the sample (a transductive contextual calibration that removes a
 lean to one answer, as SmolLM2 has towards " 1"), and for two answers ``auc``, the
 probability that a gold-1 prompt gets a larger score difference than a gold-0 prompt (ties
 count half).
+
+Statistics for the verdicts (the matrix's ``llm`` column): :func:`binomial_sf`, the exact
+one-sided tail P(X >= x) of a Binomial(count, p) (the p-value of "accuracy above chance p"),
+and :func:`wilson_lower`, the lower end of the Wilson score interval.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -54,6 +60,7 @@ def metrics(records: list[dict], choices) -> dict:
     values, counts = np.unique(np.array(targets, dtype=object).astype(str), return_counts=True)
     out = {
         "count": n,
+        "correct": int(correct.sum()),
         "accuracy": float(correct.mean()),
         "chance": float(counts.max() / n),
         "uniform_chance": (1.0 / len(choices)) if choices else None,
@@ -72,3 +79,40 @@ def metrics(records: list[dict], choices) -> dict:
             d = s[:, 1] - s[:, 0]
             out["auc"] = _auc(d[gold == 1], d[gold == 0])
     return out
+
+
+def binomial_sf(x: int, count: int, p: float) -> float:
+    """P(X >= x) for X ~ Binomial(count, p), exactly summed in log space (vectorised over
+    the terms): the one-sided p-value of ``x`` successes in ``count`` against rate ``p``."""
+    if not (isinstance(x, int) and isinstance(count, int)) or count < 0:
+        raise ValueError(f"binomial_sf needs integer x and count >= 0, got {x!r}, {count!r}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"binomial_sf needs 0 <= p <= 1, got {p!r}")
+    if x <= 0:
+        return 1.0
+    if x > count:
+        return 0.0
+    if p == 0.0:
+        return 0.0
+    if p == 1.0:
+        return 1.0
+    k = np.arange(x, count + 1, dtype=float)
+    # log C(count, k): C(count, x) once, then the ratios C(n, j) / C(n, j - 1) cumulated
+    steps = np.log((count - k[1:] + 1) / k[1:])
+    log_comb = (math.lgamma(count + 1) - math.lgamma(x + 1) - math.lgamma(count - x + 1)
+                + np.concatenate(([0.0], np.cumsum(steps))))
+    terms = log_comb + k * math.log(p) + (count - k) * math.log1p(-p)
+    top = terms.max()
+    return float(min(1.0, math.exp(top) * np.exp(terms - top).sum()))
+
+
+def wilson_lower(correct: int, count: int, z: float = 1.959963984540054) -> float:
+    """Lower end of the Wilson score interval for ``correct`` of ``count`` (z = 1.96: the
+    two-sided 95% interval)."""
+    if count <= 0:
+        return 0.0
+    ph = correct / count
+    den = 1 + z * z / count
+    centre = ph + z * z / (2 * count)
+    half = z * math.sqrt(ph * (1 - ph) / count + z * z / (4 * count * count))
+    return max(0.0, (centre - half) / den)
