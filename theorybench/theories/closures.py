@@ -15,9 +15,10 @@ are the defaults, keyed by theory name because the theory modules are maintained
 separately):
 
 * ac0, tc0 - projections of polynomial blow-up, both directions: AC0 and TC0 are closed
-  under polynomial-size projections (each output token a constant or a function of one
-  input token, i.e. of O(log n) input bits, a polynomial-size depth-2 circuit per bit)
-  (Furst, Saxe, Sipser 1984; Skyum & Valiant 1985).
+  under polynomial-size projections (projections as in Skyum & Valiant 1985; the closure
+  is immediate: each output token is a constant or a function of one input token, i.e.
+  of O(log n) input bits, a polynomial-size depth-2 circuit per bit, substituted below
+  T's circuit).
 * mpc - projections of polynomial blow-up and fan-out at most :data:`MPC_FANOUT`, both
   directions: each machine maps the tokens it holds (O(1) output tokens per input token,
   constants written by anyone) in one local step, so an R-round algorithm for T gives
@@ -25,18 +26,18 @@ separately):
 * bapo - split-preserving projections (monotone dependency map), both directions: an
   (a, b)-BAPO for T yields one for S (the argument in :mod:`theorybench.formal.bapo.hardness`,
   which uses it for Hard; the same construction is the Easy direction).
-* crasp - (i) inclusions (the identity on a sub-alphabet), both directions: C-RASP is
-  closed under intersection with Sigma'* (a token test), cited as in
-  :mod:`theorybench.theories.crasp`; (ii) split-preserving projections of polynomial
-  blow-up, Hard only, and only when the source's Hard rests on the one-way communication
+* crasp - (i) inclusions (the identity on a sub-alphabet), both directions: a program
+  for T with its token tests for letters outside S's alphabet replaced by false is a
+  program over S's alphabet that decides S (immediate); (ii) split-preserving projections
+  of polynomial blow-up, Hard only, and only when the source's Hard rests on the one-way communication
   bound: the images of a conflict set of prefixes of S at a split are a conflict set of
   T at the image split, so T's one-way complexity at length L' >= S's at L, and with
   L' <= poly(L) it still outgrows P log(L'+1). (C-RASP is not known here to be closed
   under such maps, so nothing transfers for Easy, nor for Hard verdicts resting on
   other arguments such as flip-flop.)
-* star_free - (i) inclusions, both directions (star-free languages are closed under
-  intersection with Sigma'*); (ii) split-preserving projections, Hard only, for a source
-  whose Hard rests on growing residual (Myhill-Nerode) classes, which transfer the same
+* star_free - (i) inclusions, both directions (the same substitution in a B-RASP
+  program or star-free expression); (ii) split-preserving projections, Hard only, for a
+  source whose Hard rests on growing residual (Myhill-Nerode) classes, which transfer the same
   way.
 * star_free_pos - inclusions only, both directions (a B-RASP[pos] program for T runs on
   S's words unchanged).
@@ -93,11 +94,11 @@ class Closure:
                 "hard_arguments": self.hard_arguments, "why": self.why}
 
 
-_CIRCUITS = ("closed under polynomial-size projections: each output token is a constant or "
-             "a function of one input token (O(log n) bits, a polynomial-size depth-2 "
-             "circuit per bit) (Furst, Saxe, Sipser 1984; Skyum & Valiant 1985)")
-_INCL = ("closed under intersection with Sigma'* (restriction to a sub-alphabet): a "
-         "program for T, run on words over the smaller alphabet, decides S")
+_CIRCUITS = ("closed under polynomial-size projections (Skyum & Valiant 1985): each output "
+             "token is a constant or a function of one input token (O(log n) bits, a "
+             "polynomial-size depth-2 circuit per bit, substituted below T's circuit)")
+_INCL = ("closed under restriction to a sub-alphabet: a program for T with its token tests "
+         "for letters outside S's alphabet replaced by false decides S (immediate)")
 CLOSURES: dict[str, tuple[Closure, ...]] = {
     "ac0": (Closure("projection", easy=True, why="AC0 is " + _CIRCUITS),),
     "tc0": (Closure("projection", easy=True, why="TC0 is " + _CIRCUITS),),
@@ -110,7 +111,7 @@ CLOSURES: dict[str, tuple[Closure, ...]] = {
                          "for S (formal/bapo/hardness.py; Schnabel et al., NeurIPS 2025, "
                          "BAPO definition cited)"),),
     "crasp": (Closure("inclusion", easy=True, max_blowup="identity",
-                      why="C-RASP is " + _INCL + " (a token test)"),
+                      why="C-RASP is " + _INCL),
               Closure("split-preserving", hard_arguments=("one-way communication",),
                       why="the one-way communication lower bound transfers through a "
                           "split-preserving map: images of conflicting prefixes of S "
