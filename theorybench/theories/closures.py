@@ -26,14 +26,14 @@ separately):
 * bapo - split-preserving projections (monotone dependency map), both directions: an
   (a, b)-BAPO for T yields one for S (the argument in :mod:`theorybench.formal.bapo.hardness`,
   which uses it for Hard; the same construction is the Easy direction).
-* crasp - (i) inclusions (the identity on a sub-alphabet), both directions: a program
-  for T with its token tests for letters outside S's alphabet replaced by false is a
-  program over S's alphabet that decides S (immediate); (ii) split-preserving projections
-  of polynomial blow-up, Hard only, and only when the source's Hard rests on the one-way
-  communication bound: the images of a conflict set of prefixes of S at a split are a conflict set of
-  T at the image split, so T's one-way complexity at length L' >= S's at L, and with
-  L' <= poly(L) it still outgrows P log(L'+1). (C-RASP is not known here to be closed
-  under such maps, so nothing transfers for Easy, nor for Hard verdicts resting on
+* crasp - (i) inclusions (the identity on a sub-alphabet), both directions: a program for
+  T with its token tests for letters outside S's alphabet replaced by false is a program
+  over S's alphabet that decides S (immediate); (ii) split-preserving projections of
+  polynomial blow-up, Hard only, and only when the source's Hard rests on the one-way
+  communication bound: the images of a conflict set of prefixes of S at a split are a
+  conflict set of T at the image split, so T's one-way complexity at length L' >= S's at
+  L, and with L' <= poly(L) it still outgrows P log(L'+1). (C-RASP is not known here to be
+  closed under such maps, so nothing transfers for Easy, nor for Hard verdicts resting on
   other arguments such as flip-flop.)
 * star_free - (i) inclusions, both directions (the same substitution in a B-RASP
   program or star-free expression); (ii) split-preserving projections, Hard only, for a
