@@ -18,7 +18,8 @@ def tiny_profile(monkeypatch):
                               eval_count=32, target=0.99, final_eval_count=64)
     tiny = replace(profiles.PROFILES["smoke"], name="tiny", in_tasks=("any",), lg_tasks=("any",),
                    ns={"any": (4,)}, in_training=training, lg_training=training,
-                   lg_encodings=("nope",), train_max_len=8, eval_bins=((1, 8), (9, 16)))
+                   lg_encodings=("nope",), train_max_len=8, eval_bins=((1, 8), (9, 16)),
+                   llm_tasks=())  # no llm runs here (tests/matrix/test_llm_matrix.py has them)
     monkeypatch.setitem(profiles.PROFILES, "tiny", tiny)
     return "tiny"
 

