@@ -1,4 +1,4 @@
-"""`theorybench circuit build` and `theorybench circuit synth`: circuits for a task."""
+"""`theorybench circuit build`, `synth` and `prove`: circuits for a task."""
 
 from __future__ import annotations
 
@@ -40,12 +40,75 @@ def register(sub) -> None:
     s.add_argument("--format", choices=("text", "json"), default="text")
     s.set_defaults(func=cmd_synth)
 
+    pr = csub.add_parser("prove", help="prove the task's circuit equal to the task's "
+                                       "specification with z3 at each given n (exit 1 on a "
+                                       f"counterexample, {EXIT_UNKNOWN} if z3 gives no answer)")
+    add_task_args(pr)
+    pr.add_argument("--basis", choices=("ac0", "tc0"), default="tc0",
+                    help="ac0: AND/OR/NOT builders only; tc0: threshold builders too (default)")
+    pr.add_argument("--timeout", type=float_arg(0, 7 * 86400, lo_open=True), default=120.0,
+                    help="z3 time limit per n in seconds (default 120)")
+    pr.add_argument("--spec-samples", type=int_arg(0, 1 << 20), default=64,
+                    help="inputs on which the z3 specification is checked against the task's "
+                         "reference before the proof (default 64)")
+    pr.add_argument("--format", choices=("text", "json"), default="text")
+    pr.set_defaults(func=cmd_prove)
+
 
 def _n(text: str) -> int:
     try:
         return int(text)
     except (TypeError, ValueError):
         raise TaskParameterError(f"--n {text!r} is not an integer") from None
+
+
+def _ns(text: str) -> list[int]:
+    """--n 64 or --n 16,32,64."""
+    out = []
+    for part in str(text).split(","):
+        try:
+            out.append(int(part))
+        except ValueError:
+            raise TaskParameterError(f"--n {text!r}: {part!r} is not an integer (give one n, "
+                                     f"or several separated by commas: --n 16,32,64)") from None
+    return out
+
+
+def cmd_prove(args) -> int:
+    from .. import tasks
+    from ..formal.circuits.builders import build
+    from ..proofs.circuits import prove_built
+
+    results = []
+    for n in _ns(args.n):
+        task = tasks.get(args.task, n=n, **parse_params(args.param))
+        built = build(task, args.basis)
+        res = prove_built(built, timeout_s=args.timeout, spec_samples=args.spec_samples)
+        results.append(res)
+        if args.format == "text":
+            print(f"# {task!r}  [{built.df.name}]  {built.builder.basis} circuit: "
+                  f"{res.gates} gates, depth {res.depth}, {res.input_bits} input bits")
+            print(f"spec:    {res.spec or '(none)'}")
+            if res.extra.get("method"):
+                print(f"method:  {res.extra['method']}")
+            print(f"result:  {res.status.upper()}  ({res.seconds:.2f} s, z3 limit "
+                  f"{res.timeout_s:g} s)")
+            if res.spec_samples:
+                print(f"         the specification agreed with the task's reference on "
+                      f"{res.spec_samples} sampled inputs first")
+            if res.status == "proved":
+                print(f"         {res.statement()}")
+            elif res.status == "counterexample":
+                print(f"         input {res.counterexample_text}: circuit {res.circuit_value}, "
+                      f"reference {res.reference_value} (confirmed by the evaluator and "
+                      f"the reference)")
+            else:
+                print(f"         {res.reason}")
+    if args.format == "json":
+        print(json.dumps([r.to_dict() for r in results], indent=2))
+    if any(r.status == "counterexample" for r in results):
+        return 1
+    return EXIT_UNKNOWN if any(r.status == "unknown" for r in results) else 0
 
 
 def cmd_build(args) -> int:
