@@ -56,7 +56,7 @@ def test_certificate_serialises():
 
 
 def test_registry_and_bad_input():
-    assert C.names()[0] == "khop-not-crasp" and len(C.names()) == 4
+    assert C.names()[0] == "khop-not-crasp" and len(C.names()) == 5
     with pytest.raises(ConfigError, match="unknown claim"):
         C.get("nope")
     with pytest.raises(ConfigError, match="max_n"):
@@ -66,7 +66,8 @@ def test_registry_and_bad_input():
 
 
 @pytest.mark.parametrize("name,status", [
-    ("khop-not-crasp", "cited"), ("bapo-dyck-binary-add", "conditional"),
+    ("khop-not-crasp", "cited"), ("bapo-dyck", "verified ≤ 6"),
+    ("bapo-binary-add", "conditional"),
     ("crasp-retrieval-size", "verified ≤ 2"), ("crasp-softmax-width", "verified ≤ 2")])
 def test_each_claim_checks_at_small_n(name, status):
     cert = C.certificate(name)
@@ -75,7 +76,7 @@ def test_each_claim_checks_at_small_n(name, status):
     # by-hand step (the retrieval claims: finite machine checks plus proof text)
     for s in cert.steps:
         if s.kind == "machine":
-            assert s.all_n or (s.up_to is not None and s.up_to >= 1)
+            assert s.all_n or (s.up_to is not None and s.up_to >= 1) or s.scope
 
 
 # ---- claim 2: flip-flop -> k-hop ------------------------------------------------------
@@ -170,7 +171,7 @@ def test_homomorphic_layout_premise():
 
 def test_settling_names_the_cells():
     assert [c.name for c in C.settling("crasp", "khop:k=2")] == ["khop-not-crasp"]
-    assert [c.name for c in C.settling("bapo", "binary_add")] == ["bapo-dyck-binary-add"]
+    assert [c.name for c in C.settling("bapo", "binary_add")] == ["bapo-binary-add"]
     assert C.settling("bapo", "majority") == []
 
 

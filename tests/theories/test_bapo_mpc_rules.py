@@ -66,6 +66,6 @@ def test_bapo_binary_add_is_hard_only_conditionally_through_its_claim():
     # missing Greater-Than hardness lemma, and the cell says so
     p = pred("bapo", "binary_add")
     assert p.verdict == Verdict.HARD and p.status == Status.CONDITIONAL
-    assert p.basis == Basis.THEOREM and p.evidence["claim"] == "bapo-dyck-binary-add"
+    assert p.basis == Basis.THEOREM and p.evidence["claim"] == "bapo-binary-add"
     assert "greater-than" in p.evidence["condition"].lower()
     assert any("greater-than" in t["outcome"].lower() for t in p.tried)

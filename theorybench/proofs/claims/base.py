@@ -53,6 +53,9 @@ class Step:
     reference_checked: bool = False  # cited steps: the theorem number was checked in the paper
     details: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    scope: str = ""                  # machine steps: what was covered, when it is not
+    #                                  "every input up to n = up_to" (e.g. "on 12 protocols
+    #                                  at n = 66"); replaces that phrase in how()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -63,7 +66,11 @@ class Step:
         if self.kind == "machine":
             if not self.ok:
                 return FAILED
-            return "proven" if self.all_n else f"verified ≤ {self.up_to}"
+            if self.all_n:
+                return "proven"
+            if self.up_to is None and self.scope:  # not an "every input up to n" check
+                return f"checked {self.scope}"
+            return f"verified ≤ {self.up_to}"
         if self.kind == "cited":
             return "proven" if (self.premise_checked and self.reference_checked) else "cited"
         if self.kind == "missing":
@@ -72,7 +79,7 @@ class Step:
 
     def how(self) -> str:
         if self.kind == "machine":
-            scope = "for every n" if self.all_n else f"up to n = {self.up_to}"
+            scope = "for every n" if self.all_n else (self.scope or f"up to n = {self.up_to}")
             verdict = "checked" if self.ok else "FAILED"
             return f"by computer ({self.tool}), {verdict} {scope}"
         if self.kind == "cited":
@@ -88,6 +95,8 @@ class Step:
              "status": self.status, "how": self.how(), "seconds": round(self.seconds, 3)}
         if self.kind == "machine":
             d.update(ok=self.ok, all_n=self.all_n, up_to=self.up_to, tool=self.tool)
+            if self.scope:
+                d["scope"] = self.scope
         if self.kind == "cited":
             d.update(cite=self.cite, premise_checked=self.premise_checked,
                      reference_checked=self.reference_checked)
