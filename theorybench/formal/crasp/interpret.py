@@ -29,10 +29,10 @@ fresh memory costs page faults.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import sys
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
