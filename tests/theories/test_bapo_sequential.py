@@ -10,7 +10,7 @@ from theorybench.formal.bapo.hardness import counting_graph, majority_to_reach
 from theorybench.formal.bapo.khop import khop_protocol
 from theorybench.formal.bapo.library import protocols_for
 from theorybench.formal.bapo.sequential import automaton_protocol, stack_protocol
-from theorybench.theories.base import Basis, Context, Verdict
+from theorybench.theories.base import Basis, Context, Status, Verdict
 from theorybench.formal.communication import one_way_cc
 from theorybench.formal.mpc.dyck import dyck_automaton
 from theorybench.theories.registry import theory
@@ -91,9 +91,10 @@ def test_bapo_rules_on_new_families():
     assert p.verdict == Verdict.EASY and p.evidence["a"] == 14 and p.evidence["b"] == 0
     p = theory("bapo").predict("dyck_bounded", ctx)
     assert p.verdict == Verdict.EASY and p.evidence["protocol"] == "stack-automaton"
-    p = theory("bapo").predict("dyck", ctx)  # settled only by its conditional claim
+    p = theory("bapo").predict("dyck", ctx)  # settled only by its claim (EXACT-HALF, checked)
     assert p.verdict == Verdict.HARD and p.rule == "checked claim of proofs/"
-    assert p.evidence["condition"]
+    assert p.evidence["claim"] == "bapo-dyck" and p.status == Status.VERIFIED
+    assert "condition" not in p.evidence
     p = theory("bapo").predict("reach_undirected", ctx)
     assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION
     assert "counting graph" in p.evidence["reduction"]

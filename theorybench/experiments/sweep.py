@@ -90,6 +90,9 @@ def check_run_options(executor: str = "inprocess", workers: int = 1,
 def check_writable_dir(path: str | os.PathLike, what: str, create: bool) -> None:
     """ConfigError unless ``path`` is (or can be made) a writable directory. With ``create``
     False the directories made to find out are removed again."""
+    if "\x00" in str(path):
+        raise ConfigError(f"{what} {str(path)!r}: a path cannot contain a NUL byte; "
+                          f"give a directory name")
     p = Path(path)
     missing = []
     probe = p
