@@ -310,3 +310,64 @@ def claim_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSk
         family, Verdict(verdict.lower()), Basis.THEOREM, st, ev,
         f"{claim.title}: `theorybench claim {claim.name}` ({cert.status}; "
         f"checked up to n = {cert.n_reached})")
+
+
+# ---- a verified softmax construction (constructions/) --------------------------------------
+
+def counts_only(ev: dict[str, Any]) -> tuple[bool, str]:
+    """Whether a construction is C-RASP evidence: the same weights at every n, no
+    positional information, one layer of uniform heads without MLP (z3's all-n class),
+    proved for every n. Its decision is then [n a(last) + sum_t g_t #t > 0]: a comparison
+    of token counts with #true, after a case split on the current token - a C-RASP program
+    of fixed size (Yang & Chiang, COLM 2024: comparisons of linear combinations of counts).
+    Anything else (weights or temperature growing with n, positional features) is a
+    softmax transformer C-RASP does not model, consistent with any C-RASP verdict."""
+    if (ev.get("z3_kind") == "all-n" and ev.get("fixed_weights")
+            and not ev.get("uses_positions") and ev.get("status") == "proven"):
+        return True, ("its weights are the same at every n, it reads no position and has one "
+                      "layer of uniform heads without MLP, so its decision compares token "
+                      "counts with #true: a fixed C-RASP program")
+    why = []
+    if not ev.get("fixed_weights"):
+        betas = [b for b in ev.get("beta_by_n", {}).values() if b is not None]
+        why.append("its weights change with n" + (f" (temperature {ev['temperature']})"
+                                                   if betas else
+                                                   f" (largest weight {ev['max_weight_by_n']})"))
+    if ev.get("uses_positions"):
+        why.append("it reads positional features")
+    if not ev.get("uniform_only"):
+        why.append("it uses peaked (non-uniform) attention")
+    if ev.get("status") != "proven":
+        why.append(f"it is {ev.get('status')}, not proved for every n")
+    return False, "; ".join(why) or "it is outside the all-n class"
+
+
+def softmax_construction_rule(theory: Theory, family: str, ctx: Context, admits,
+                              model: str) -> Prediction | RuleSkip:
+    """A hand-built softmax transformer for ``family`` (constructions/), verified at every
+    n of its range (:func:`constructions.evidence.construction_evidence`), is evidence for
+    Easy only when ``admits(evidence)`` says it fits the theory's model; otherwise the rule
+    skips and says why the construction is consistent with the theory's other verdicts.
+    Status: proven only with the z3 proof for every n, else verified <= N."""
+    from ..constructions.evidence import construction_evidence, construction_sentence
+    ev0 = construction_evidence(family)
+    if not ev0.get("available"):
+        return RuleSkip(f"no hand-built softmax construction: {ev0.get('reason')}")
+    ev: dict[str, Any] = {"softmax_construction": ev0}
+    desc = construction_sentence(ev0)
+    if ev0["status"] != "proven" and "verified_up_to" not in ev0:
+        return RuleSkip(f"the construction for {family} did not pass its checks "
+                        f"({ev0['status']})", ev)
+    ok, why = admits(ev0)
+    if not ok:
+        ev["consistency"] = (f"{desc}; but {why}, so under {model} it is no evidence for Easy "
+                             f"and does not contradict this theory's verdict")
+        return RuleSkip(ev["consistency"], ev)
+    if ev0["status"] == "proven":
+        ev["proof"] = ev0["all_n"]["claim"]
+        st = Status.PROVEN
+    else:
+        ev["verified_up_to"] = int(ev0["verified_up_to"])
+        st = Status.VERIFIED
+    return theory.prediction(family, Verdict.EASY, Basis.CONSTRUCTION, st, ev,
+                             f"{desc}; {why} ({model})")

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from .. import tasks
-from ..errors import EnumerationTooLarge, TaskParameterError, TheorybenchError
+from ..errors import TaskParameterError
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.growth import classify_growth
 
@@ -260,6 +260,30 @@ def _closed_form_rows(family: str, ns, rows, prof) -> str | None:
     return None
 
 
+def _transformer_note(program, family: str, ctx: Context, ev: dict) -> str:
+    """The compiled transformer's check (and a hand-built construction, if any) added to
+    a library program's evidence; returns the sentence for the explanation."""
+    from ..constructions.evidence import (compiled_evidence, construction_evidence,
+                                          construction_sentence)
+    comp = compiled_evidence(program, ctx.max_n)
+    ev["transformer"] = comp
+    if comp.get("compiled") and comp.get("status") == "verified":
+        sh = comp["shape"]
+        note = (f"; compiled to a softmax transformer ({sh['layers']} layers, width "
+                f"{sh['width']}, {sh['parameters']} parameters) that equals the interpreter "
+                f"on every definition and the acceptance on all {comp['inputs']:,} inputs of "
+                f"length <= {comp['max_len']} (float64; verified <= {comp['max_len']})")
+    elif comp.get("compiled"):
+        note = f"; its compiled transformer FAILED its check ({comp.get('counterexample')})"
+    else:
+        note = f"; not compiled ({comp.get('reason')})"
+    hand = construction_evidence(family)
+    if hand.get("available"):
+        ev["softmax_construction"] = hand
+        note += f"; also {construction_sentence(hand)}"
+    return note
+
+
 class CRASPTheory(Theory):
     name = "crasp"
     title = "C-RASP (counting RASP / temporal counting logic)"
@@ -309,6 +333,7 @@ class CRASPTheory(Theory):
                    f"up to n={ns[-1]}, the same size at every n ({YC24})")
         # a program without positional imports is a counter machine: try the proof for
         # every length against the task's specification machine (proofs/induction.py)
+        checked += _transformer_note(for_task(probe[0])[0], family, ctx, ev)
         from ..proofs import prove_crasp
         params = {k: v for k, v in probe[0].values.items() if k != "n"}
         proof = prove_crasp(for_task(probe[0])[0], probe[0].name, params)
@@ -330,6 +355,23 @@ class CRASPTheory(Theory):
             family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
             f"a C-RASP program with {size['counts']} counts and depth {size['depth']} "
             f"({origin}) decides {family}; {checked}")
+
+    @rule("softmax construction", Basis.CONSTRUCTION)
+    def softmax_construction(self, family: str, ctx: Context):
+        """A hand-built softmax transformer (constructions/) that is a fixed C-RASP count
+        comparison (same weights at every n, no positions, one uniform layer, proved for
+        all n); other constructions are recorded as consistent with the verdict."""
+        from ._rules import counts_only, softmax_construction_rule
+        return softmax_construction_rule(self, family, ctx, counts_only, "C-RASP")
+
+    def predict(self, family: str, context: Context | None = None) -> Prediction:
+        """The rules' prediction; a construction outside C-RASP's model is named in it."""
+        p = super().predict(family, context)
+        note = (p.evidence.get("other_rules", {}).get("softmax construction", {})
+                .get("consistency"))
+        if note and p.rule != "softmax construction":
+            p.explanation += f" (also: {note})"
+        return p
 
     @rule("non-aperiodic regular language", Basis.LOWER_BOUND)
     def non_aperiodic(self, family: str, ctx: Context):
