@@ -2,7 +2,7 @@
 
 `eval` runs the llm line's evaluation directly (prompts, scoring, metrics) and prints the
 metrics by task and n; per-prompt records go to a JSON-lines file with --records. The
-line is not yet a column of the results store and the matrix (`run`/`report`).
+results store and the matrix get the line through `theorybench run llm` (cli/run.py).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from . import claim_links
 from .agreement import AgreementRow, agreement, best_theory, hard_vs_easy_precision
 from ..errors import ConfigError
 from .empirical import INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells
@@ -63,7 +64,9 @@ def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
 
 def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any],
                  thresholds: Thresholds = Thresholds(), store_name: str = "the store",
-                 min_status: str | None = None) -> Report:
+                 min_status: str | None = None, constructions: bool = True) -> Report:
+    """The report's tables and verdicts; ``constructions`` adds the table of hand-built and
+    compiled transformers (:mod:`.constructions_table`, about 10 s once per process)."""
     preds = [dict(p) for p in predictions]
     records = list(records)
     theory_names = list(dict.fromkeys(p["theory"] for p in preds))
@@ -79,6 +82,9 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     tables = {"predictions": prediction_table(preds, theory_names, task_names),
               "empirical": empirical_table(emp, task_names, thresholds),
               "agreement": agreement_table(rows)}
+    if constructions:
+        from .constructions_table import constructions_table
+        tables["constructions"] = constructions_table()
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
                   best_theory(rows), hard_vs_easy_precision(rows))
 
@@ -222,7 +228,8 @@ def _predictions_html(r: "Report") -> str:
                 cells.append("<td></td>")
                 continue
             cells.append(f"<td><details><summary>{html.escape(prediction_cell(p))}</summary>"
-                         f"<pre class='ev'>{html.escape(_evidence_text(p))}</pre></details></td>")
+                         f"<pre class='ev'>{html.escape(_evidence_text(p))}</pre></details>"
+                         f"{claim_links.cell_link(p)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
             f"<p>{html.escape(t.caption)} Click a cell for its evidence.</p>")
@@ -276,6 +283,13 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
         parts.append("<h3>Disagreements</h3><ul>" + "".join(
             f"<li><b>{esc(row.theory)}</b> on {esc(d.task)} ({esc(row.line)}): {esc(d.cause)}</li>"
             for row, d in dis) + "</ul>")
+    if "constructions" in r.tables:
+        ct = r.tables["constructions"]
+        parts.append(f"<h3>Constructions</h3><p>Softmax transformers with set weights that "
+                     f"decide a task (hand-built, or compiled from a C-RASP program): shape, "
+                     f"margin and how far each was verified or proved. Download: "
+                     f"{_links('constructions')}</p>")
+        parts.append(_table_html(ct) + f"<p>{esc(ct.caption)}</p>")
     parts.append("<h2>Experiments</h2>")
     captions = {
         "accuracy_vs_n.png": "Test accuracy at the trained n, per task (mean over seeds; "
@@ -298,6 +312,7 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
             parts.append("<p>Assumptions: " + esc("; ".join(t.assumptions)) + "</p>")
         if t.sources:
             parts.append("<p>Sources: " + esc("; ".join(t.sources)) + "</p>")
+    parts.append(claim_links.certificates_html(r.predictions))
     parts.append('<p>Machine-readable summary: <a href="summary.json">summary.json</a></p>')
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -41,7 +41,8 @@ class Table:
 
     def markdown(self) -> str:
         out = [f"| {' | '.join(self.header)} |", f"|{'|'.join('---' for _ in self.header)}|"]
-        out += [f"| {' | '.join(r)} |" for r in self.rows]
+        out += [f"| {' | '.join(c.replace('|', chr(92) + '|') for c in r)} |"
+                for r in self.rows]  # a '|' inside a cell would split it
         if self.caption:
             out += ["", self.caption]
         return "\n".join(out)
