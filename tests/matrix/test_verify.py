@@ -82,3 +82,9 @@ def test_load_predictions_rejects_bad_files(tmp_path):
         load_predictions(bad)
     with pytest.raises(StoreError, match="does not exist"):
         load_predictions(tmp_path / "missing.json")
+    # found by the long CLI fuzz run: a binary file and a device were tracebacks
+    bad.write_bytes(b"[\xf8\x00\x01]")
+    with pytest.raises(StoreError, match="not UTF-8 text"):
+        load_predictions(bad)
+    with pytest.raises(StoreError, match="not a regular file"):
+        load_predictions("/dev/zero")

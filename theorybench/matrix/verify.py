@@ -20,6 +20,8 @@ from .report import build_report, write_report
 LINES = ("in_distribution", "length_generalization")
 #: verify's full predictions (with evidence); the report's predictions.json is the table.
 EVIDENCE_FILE = "predictions-evidence.json"
+#: Largest predictions file read (the full matrix with evidence is about 10 MB).
+MAX_PREDICTIONS_BYTES = 1 << 30
 
 
 def load_predictions(path: str | Path) -> list[dict[str, Any]]:
@@ -27,8 +29,20 @@ def load_predictions(path: str | Path) -> list[dict[str, Any]]:
     if Path(path).is_dir():
         raise StoreError(f"predictions file {path} is a folder; give the JSON file written by "
                          "`theorybench predict --format json`")
+    p = Path(path)
+    if p.exists() and not p.is_file():
+        raise StoreError(f"predictions file {path} is not a regular file (a device or a "
+                         "pipe); give the JSON file written by `theorybench predict --format "
+                         "json`")
+    if p.is_file() and p.stat().st_size > MAX_PREDICTIONS_BYTES:
+        raise StoreError(f"predictions file {path} has {p.stat().st_size:,} bytes, more than "
+                         f"any predictions file ({MAX_PREDICTIONS_BYTES:,}); is it the right "
+                         "file?")
     try:
-        data = json.loads(Path(path).read_text())
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StoreError(f"predictions file {path} is not UTF-8 text (byte {exc.start}); give "
+                         "the JSON file written by `theorybench predict --format json`") from None
     except FileNotFoundError:
         raise StoreError(f"predictions file {path} does not exist; write one with "
                          "`theorybench predict --format json > predictions.json`") from None
