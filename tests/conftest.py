@@ -46,3 +46,14 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(old)
+
+
+@pytest.fixture(autouse=True)
+def sweeps_in_process(request, monkeypatch):
+    """In-process sweeps see every one core: the default executor ``auto`` then runs in this
+    process, so tests can monkeypatch what a run does and start no worker processes (each
+    would import torch again). Tests marked ``real_cores`` see the machine's cores; the
+    executor choice itself is tested in tests/experiments/test_executor_auto.py."""
+    if request.node.get_closest_marker("real_cores") is None:
+        from theorybench.experiments import executors
+        monkeypatch.setattr(executors, "cpu_count", lambda: 1)

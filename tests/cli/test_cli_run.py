@@ -83,7 +83,7 @@ def test_ray_missing_exits_2_with_install_hint(tmp_path, capsys, monkeypatch):
     (["--tasks", "any", "--threads", "0"], "--threads must be >= 1"),
     (["--tasks", "any", "--workers", "0"], "--workers must be >= 1"),
     (["--tasks", "any", "--device", "tpu"], "unknown device 'tpu'"),
-    (["--tasks", "any", "--workers", "2"], "--executor pool"),
+    (["--tasks", "any", "--executor", "inprocess", "--workers", "2"], "--executor pool"),
     (["--tasks", "any", "--address", "10.0.0.1:6379"], "--executor ray"),
 ])
 def test_more_bad_input(tmp_path, capsys, argv, message):

@@ -37,3 +37,24 @@ def test_named_executors_keep_their_settings():
 def test_auto_is_resolved_before_it_runs():
     with pytest.raises(ConfigError, match="resolved"):
         get_executor("auto")
+
+
+@pytest.mark.real_cores
+def test_default_sweep_uses_a_pool_on_two_cores_with_the_same_results(tmp_path, monkeypatch):
+    from theorybench.experiments import executors, in_distribution
+    from theorybench.experiments.spec import RunSpec
+    from theorybench.experiments.store import ResultsStore
+    from theorybench.experiments.sweep import run_sweep
+    from theorybench.experiments.trainer import TrainingConfig
+    monkeypatch.setattr(executors, "cpu_count", lambda: 2)
+    tiny = TrainingConfig(steps=10, eval_every=5, eval_count=32, final_eval_count=64)
+    specs = [RunSpec("in_distribution", "parity", n=n, training=tiny) for n in (4, 5)]
+    db = str(tmp_path / "auto.sqlite")
+    s = run_sweep("in-distribution", specs=specs, db=db, progress=False)
+    assert (s["executor"], s["workers"], s["threads"]) == ("pool", 2, 1)
+    assert (s["done"], s["failed"]) == (2, 0), s["failures"]
+    with ResultsStore(db) as store:
+        pooled = {r.spec["n"]: r.metrics for r in store.records(status="done")}
+    local = in_distribution.run(specs[1], progress=False)
+    assert pooled[5]["curve"] == local["curve"]
+    assert pooled[5]["test_accuracy"] == local["test_accuracy"]

@@ -103,7 +103,9 @@ SCRIPT = textwrap.dedent("""
     cfg = TrainingConfig(steps=int(sys.argv[2]), eval_every=1000, eval_count=32,
                          final_eval_count=64)
     specs = [RunSpec("in_distribution", "parity", n=n, training=cfg) for n in (4, 5, 6, 7, 8, 9)]
-    run_sweep("in-distribution", specs=specs, db=sys.argv[1], progress=False)
+    # one in-process worker: the test counts exactly one run in flight when it kills it
+    run_sweep("in-distribution", specs=specs, db=sys.argv[1], progress=False,
+              executor="inprocess")
 """)
 
 

@@ -17,8 +17,12 @@ def register(sub) -> None:
                    help="task families (default: the profile's), parameters as khop:k=2")
     p.add_argument("--profile", default="smoke", help="smoke (default), quick or paper")
     p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
-    p.add_argument("--executor", default="inprocess", help="inprocess (default), pool or ray")
-    p.add_argument("--workers", type=int, default=1, help="parallel runs for pool / ray (default 1)")
+    p.add_argument("--executor", default="auto",
+                   help="auto (default: a pool with one worker per core on a multi-core CPU, "
+                        "in process on a GPU or for one run), inprocess, pool or ray")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel runs (default: the core count for auto, 1 for a named "
+                        "executor)")
     p.add_argument("--seeds", nargs="+", type=parse_seed, metavar="SEED",
                    help="seeds (default: the profile's)")
     p.add_argument("--retry-failed", action="store_true", help="run failed runs again")
@@ -84,7 +88,7 @@ def _check_llm_options(args) -> None:
             raise ConfigError(f"{' and '.join(used)} belong to the llm line (theorybench run "
                               f"llm ...), not to {args.line}")
         return
-    if args.executor not in ("inprocess", "auto") or args.workers != 1 or args.checkpoints \
+    if args.executor not in ("inprocess", "auto") or (args.workers or 1) != 1 or args.checkpoints \
             or args.address:
         raise ConfigError("the llm line runs in this process (each model is loaded once and "
                           "serves all its runs): drop --executor, --workers, --address and "

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Sequence
 
 from ..errors import ConfigError
-from .executors import get_executor
+from .executors import get_executor, resolve
 from .profiles import expand, get_profile
 from .spec import LINES
 from .store import DEFAULT_DB, HEARTBEAT_S, LEASE_TIMEOUT_S, Heartbeat, ResultsStore, new_worker_id
@@ -62,7 +62,7 @@ def validate(specs) -> None:
             (in_distribution if spec.line == "in_distribution" else length_generalization).prepare(spec)
 
 
-def check_run_options(executor: str = "inprocess", workers: int = 1,
+def check_run_options(executor: str = "auto", workers: int | None = None,
                       address: str | None = None, threads: int | None = None,
                       device: str = "cpu", checkpoint_dir: str | None = None,
                       create: bool = True) -> str:
@@ -71,10 +71,11 @@ def check_run_options(executor: str = "inprocess", workers: int = 1,
     executor for several workers, ``address`` only with Ray, the device, and a
     ``checkpoint_dir`` that is (or can be made) a writable directory (a dry run passes
     ``create=False`` and leaves no directory behind). Returns the device resolved."""
-    if not isinstance(workers, int) or workers < 1:
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ConfigError(f"--workers must be >= 1, got {workers}")
-    get_executor(executor)  # unknown executor (or Ray not installed) refused
-    if executor == "inprocess" and workers > 1:
+    if executor != "auto":
+        get_executor(executor)  # unknown executor (or Ray not installed) refused
+    if executor == "inprocess" and (workers or 1) > 1:
         raise ConfigError(f"--workers {workers} needs a parallel executor: add --executor pool "
                           f"(local processes) or --executor ray")
     if address and executor != "ray":
@@ -120,7 +121,7 @@ def _raise_interrupt(signum, frame):
 
 
 def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smoke",
-              db: str = DEFAULT_DB, executor: str = "inprocess", workers: int = 1,
+              db: str = DEFAULT_DB, executor: str = "auto", workers: int | None = None,
               seeds: Sequence[int] | None = None, retry_failed: bool = False,
               progress: bool = True, address: str | None = None, device: str = "cpu",
               checkpoint_dir: str | None = None, threads: int | None = None,
@@ -130,12 +131,14 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     """Run the sweep; returns a summary: ``{"line", "profile", "db", "executor", "worker",
     "total", "skipped_done", "skipped_failed", "ran", "done", "failed", "by_others" (runs of
     the grid other workers finished meanwhile), "failures" ([{key, run, error}]),
-    "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid. Line ``llm``
+    "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid. ``executor``
+    ``auto`` (the default) spreads the runs left over every core (:func:`executors.resolve`);
+    the summary names the executor, workers and threads it chose. Line ``llm``
     goes to :func:`run_llm_sweep` (``models``: its model file, ``model_names``: a choice of
     its models)."""
     line = normalize_line(line)
     if line == "llm":
-        if executor not in ("inprocess", "auto") or workers != 1 or checkpoint_dir:
+        if executor not in ("inprocess", "auto") or (workers or 1) != 1 or checkpoint_dir:
             raise ConfigError("the llm line runs in this process (each model is loaded once "
                               "and serves all its runs): drop --executor, --workers and "
                               "--checkpoints")
@@ -146,7 +149,6 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     prof = get_profile(profile)
     device = check_run_options(executor, workers, address, threads, device, checkpoint_dir)
     threads = threads if threads is not None else prof.threads
-    run = get_executor(executor)
     specs = list(specs) if specs is not None else expand(line, profile, tasks, seeds)
     validate(specs)
     start = time.perf_counter()
@@ -170,8 +172,11 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
                 keys.append(key)
         labels = {k: unique[k].describe() for k in keys}
         retry_before = began if retry_failed else None
+        executor, workers, threads = resolve(executor, workers, threads, len(keys), device)
+        run = get_executor(executor)
         summary = {"line": line, "profile": profile, "db": str(db), "executor": executor,
-                   "worker": worker, "total": len(specs), "skipped_done": skipped_done,
+                   "workers": workers, "threads": threads, "worker": worker,
+                   "total": len(specs), "skipped_done": skipped_done,
                    "skipped_failed": skipped_failed, "ran": 0, "done": 0, "failed": 0,
                    "by_others": 0, "failures": []}
         t0 = {}
@@ -203,7 +208,9 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
 
         if progress:
             print(f"{line} ({profile}): {len(specs)} runs, {skipped_done} already done, "
-                  f"{len(keys)} to run on {executor}", file=sys.stderr, flush=True)
+                  f"{len(keys)} to run on {executor}"
+                  + (f" ({workers} workers x {threads or 'default'} thread(s))"
+                     if workers > 1 else ""), file=sys.stderr, flush=True)
         waiting_said = False
         with Heartbeat(db, worker, heartbeat_s):
             while True:
