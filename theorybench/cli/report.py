@@ -35,6 +35,9 @@ def register(sub) -> None:
                    help="compare only cells with this status or a stronger one in the "
                         "agreement table: proven, verified, extrapolated, conditional, cited "
                         "(default: all decided cells)")
+    p.add_argument("--sharpness", nargs="+", metavar="FILE.json", default=(),
+                   help="outputs of `theorybench sharpness ... --format json` to plot in the "
+                        "report (sharpness versus n)")
     _thresholds(p)
     p.set_defaults(func=cmd_report)
 
@@ -64,6 +67,8 @@ def cmd_report(args) -> int:
     th = _make_thresholds(args)
     min_status = parse_min_status(args.min_status) if args.min_status else None
     verify_mod.check_paths(args.out, args.db)
+    from ..matrix.report import load_sharpness
+    sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     if not Path(args.db).exists():
         print(f"theorybench: note: results store {args.db} does not exist; the report will "
               "have predictions only (is --db right?)", file=sys.stderr)
@@ -71,7 +76,8 @@ def cmd_report(args) -> int:
         preds = verify_mod.load_predictions(args.predictions)
     else:
         preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
-    files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status)
+    files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status,
+                              sharpness=sharp)
     print(f"report written to {files['index.html']}")
     return 0
 

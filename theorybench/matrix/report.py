@@ -44,6 +44,34 @@ class Report:
     missing: list[str] = field(default_factory=list)
     best: dict[str, Any] = field(default_factory=dict)
     pooled: dict[str, Any] = field(default_factory=dict)
+    sharpness: list[dict[str, Any]] = field(default_factory=list)
+
+
+#: Keys every result of ``theorybench sharpness --format json`` carries.
+SHARPNESS_KEYS = {"task", "n", "state", "lambda_max", "avg_sharpness", "avg_sharpness_se"}
+
+
+def load_sharpness(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+    """The results of ``theorybench sharpness ... --format json`` files, for the report's
+    sharpness-versus-n figure; a file that is not such output is a ConfigError naming it."""
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"--sharpness {path}: no such file; write one with `theorybench "
+                              f"sharpness parity,majority --n 5,9 --format json > {p.name}`")
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"--sharpness {path}: not JSON ({exc})") from None
+        res = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(res, list) or not all(
+                isinstance(r, dict) and SHARPNESS_KEYS <= set(r) for r in res):
+            raise ConfigError(f"--sharpness {path}: not the output of `theorybench sharpness "
+                              f"--format json` (a 'results' list whose entries have "
+                              f"{', '.join(sorted(SHARPNESS_KEYS))})")
+        out += res
+    return out
 
 
 def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
@@ -64,7 +92,8 @@ def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
 
 def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any],
                  thresholds: Thresholds = Thresholds(), store_name: str = "the store",
-                 min_status: str | None = None, constructions: bool = True) -> Report:
+                 min_status: str | None = None, constructions: bool = True,
+                 sharpness: Sequence[Mapping[str, Any]] = ()) -> Report:
     """The report's tables and verdicts; ``constructions`` adds the table of hand-built and
     compiled transformers (:mod:`.constructions_table`, about 10 s once per process)."""
     preds = [dict(p) for p in predictions]
@@ -86,7 +115,8 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
         from .constructions_table import constructions_table
         tables["constructions"] = constructions_table()
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
-                  best_theory(rows), hard_vs_easy_precision(rows))
+                  best_theory(rows), hard_vs_easy_precision(rows),
+                  [dict(r) for r in sharpness])
 
 
 def _task_of(record: Any) -> str:
@@ -180,11 +210,15 @@ def write_report(out: str | Path, report: Report) -> dict[str, Path]:
     files["sample_complexity.png"] = plots.sample_complexity(out / "sample_complexity.png", ind)
     files["llm_accuracy_vs_n.png"] = plots.llm_accuracy_vs_n(out / "llm_accuracy_vs_n.png",
                                                              emp.get("llm", {}))
+    if report.sharpness:
+        from .sharpness_plot import sharpness_vs_n
+        files["sharpness_vs_n.png"] = sharpness_vs_n(out / "sharpness_vs_n.png",
+                                                     report.sharpness)
     summary = {"best_theory_by_line": report.best, "pooled_precision": report.pooled,
                "thresholds": report.thresholds.describe(), "missing": report.missing,
                "empirical": {line: {t: c.to_dict() for t, c in cells.items()}
                              for line, cells in emp.items()},
-               "predictions": report.predictions}
+               "predictions": report.predictions, "sharpness": report.sharpness}
     files["summary.json"] = out / "summary.json"
     files["summary.json"].write_text(json.dumps(summary, indent=2, default=str))
     files["index.html"] = out / "index.html"
@@ -303,6 +337,12 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
                                  "n, one line per model, 95% Wilson bars; dashed: chance; "
                                  "filled: above chance (the verdict's binomial test).",
     }
+    if "sharpness_vs_n.png" in files:
+        captions["sharpness_vs_n.png"] = (
+            "Loss-landscape sharpness by n (theorybench sharpness): the largest Hessian "
+            "eigenvalue and the average loss increase under Gaussian weight noise, at "
+            "initialisation and at trained solutions; black ring: training did not reach "
+            "99% accuracy.")
     for key, caption in captions.items():
         parts.append(f"<figure>{_img(files[key])}<figcaption>{esc(caption)}</figcaption></figure>")
     parts.append("<h2>The theories</h2>")

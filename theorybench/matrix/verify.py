@@ -157,10 +157,11 @@ def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
 
 
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
-           thresholds: Thresholds = Thresholds(), min_status: str | None = None) -> dict[str, Path]:
+           thresholds: Thresholds = Thresholds(), min_status: str | None = None,
+           sharpness=()) -> dict[str, Path]:
     scan = store_scan(db)
     rep = build_report(predictions, scan.records, thresholds, store_name=f"store {db}",
-                       min_status=min_status)
+                       min_status=min_status, sharpness=sharpness)
     rep.missing.extend(f"{p} (the run is left out)" for p in scan.problems)
     return write_report(out, rep)
 

@@ -1,0 +1,42 @@
+"""The report's sharpness-versus-n figure from `theorybench sharpness --format json` files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from theorybench.errors import ConfigError
+from theorybench.matrix.report import build_report, load_sharpness, write_report
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def test_sharpness_results_are_plotted_in_the_report(tmp_path):
+    res = load_sharpness([DOCS / "sharpness-init.json", DOCS / "sharpness-trained.json"])
+    assert {r["state"] for r in res} == {"init", "trained"}
+    assert {"parity", "majority", "sparse_parity"} <= {r["task"] for r in res}
+    files = write_report(tmp_path, build_report([], [], constructions=False, sharpness=res))
+    assert files["sharpness_vs_n.png"].stat().st_size > 1000
+    page = files["index.html"].read_text()
+    assert "Loss-landscape sharpness by n" in page and 'alt="sharpness_vs_n"' in page
+    assert len(json.loads(files["summary.json"].read_text())["sharpness"]) == len(res)
+    plain = write_report(tmp_path / "plain", build_report([], [], constructions=False))
+    assert "sharpness_vs_n.png" not in plain
+
+
+def test_bad_sharpness_files_are_refused_with_the_reason(tmp_path):
+    with pytest.raises(ConfigError, match="no such file"):
+        load_sharpness([tmp_path / "missing.json"])
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ConfigError, match="not JSON"):
+        load_sharpness([bad])
+    bad.write_text(json.dumps({"results": [{"task": "parity", "n": 5}]}))
+    with pytest.raises(ConfigError, match="not the output of `theorybench sharpness"):
+        load_sharpness([bad])
+    bad.write_bytes(b"\xff\xfe")
+    with pytest.raises(ConfigError, match="not JSON"):
+        load_sharpness([bad])
+
