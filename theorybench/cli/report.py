@@ -38,6 +38,9 @@ def register(sub) -> None:
     p.add_argument("--sharpness", nargs="+", metavar="FILE.json", default=(),
                    help="outputs of `theorybench sharpness ... --format json` to plot in the "
                         "report (sharpness versus n)")
+    p.add_argument("--checkpoints", metavar="DIR", default=None,
+                   help="checkpoints written by `theorybench run --checkpoints DIR` (verify: "
+                        "<out>/checkpoints): adds the trained models' average sensitivity")
     _thresholds(p)
     p.set_defaults(func=cmd_report)
 
@@ -47,6 +50,14 @@ def register(sub) -> None:
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     p.add_argument("--max-n", type=max_n_type, default=12,
                    help="largest n for exact methods (default 12)")
+    p.add_argument("--checkpoints", metavar="DIR", default=None,
+                   help="where the trained models are saved, for their average sensitivity "
+                        "in the report (default <out>/checkpoints)")
+    p.add_argument("--sharpness", nargs="+", metavar="FILE.json", default=(),
+                   help="outputs of `theorybench sharpness ... --format json` to plot in the "
+                        "report")
+    p.add_argument("--no-llm", action="store_true",
+                   help="skip the llm line even when a model is installed")
     _thresholds(p)
     p.set_defaults(func=cmd_verify)
 
@@ -76,13 +87,23 @@ def cmd_report(args) -> int:
         preds = verify_mod.load_predictions(args.predictions)
     else:
         preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
+    if args.checkpoints and not Path(args.checkpoints).is_dir():
+        from ..errors import ConfigError
+        raise ConfigError(f"--checkpoints {args.checkpoints} is not a folder; give the folder "
+                          "passed to `theorybench run --checkpoints` (verify: <out>/checkpoints)")
     files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status,
-                              sharpness=sharp)
+                              sharpness=sharp, checkpoints=args.checkpoints,
+                              progress=sys.stderr.isatty())
     print(f"report written to {files['index.html']}")
     return 0
 
 
 def cmd_verify(args) -> int:
+    from ..matrix.report import load_sharpness
+    th = _make_thresholds(args)
+    sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,
-                              progress=sys.stderr.isatty(), thresholds=_make_thresholds(args))
+                              progress=sys.stderr.isatty(), thresholds=th,
+                              llm=False if args.no_llm else None,
+                              checkpoints=args.checkpoints, sharpness=sharp)
     return 0 if files else 1

@@ -27,12 +27,39 @@ smoke  - in-distribution: EVERY registered family (18) at its first train_ns ent
          reach_directed, reach_undirected. Length generalization: any generalizes with all
          three encodings, majority with learned_offsets; parity, index (not learned at
          train lengths in 400 steps) and dyck do not.
-quick  - every registered family at its first three train_ns (54 runs); small model, RoPE;
-         2000 steps max; length generalization with nope, learned, rope, alibi (72 runs).
-         Estimated from measured step times on an idle 2-core machine, if every run used
-         all 2000 steps (easy tasks stop much earlier): at most ~40 minutes in-distribution
-         (a parity run at n = 32 takes ~41 s) and ~1.5-2 hours for length generalization
-         (~80 s per run, including the evaluation of four bins).
+quick  - the profile that can show the study's findings on a laptop (2 CPU cores, under an
+         hour for both trained lines). In distribution: every family (19), with the studied
+         variants khop k = 1, 2, 3 and dyck k = 1, 2 (22 task variants), at the first three
+         train_ns (8, 16, 32; majority 7, 15, 31; binary_add and kv_retrieval 4, 8, 16),
+         seeds 0, 1, 2: 198 runs. Length generalization: majority, parity, index, khop
+         (k = 1), dyck k = 1 and dyck_bounded, trained on inputs of length <= 32 and tested
+         in the bins <=32, 33-64, 65-128, 129-256, with all nine encodings at the small size
+         and at the base size for NoPE and RoPE (the two encodings the study's length
+         findings name - NoPE on Dyck-1, RoPE on 1-hop - and opposite in kind: no position
+         signal against a relative rotation): 66 runs, seed 0.
+         Model size. The in-distribution line uses the SMALL model (2 layers, width 64,
+         RoPE), not the base one: measured on the development machine (one torch thread per
+         run), a base-model step at batch 64 takes 161 ms at length 9, 291 ms at 17 and
+         565 ms at 33, against 12, 19 and 38 ms for the small model, so 198 base runs of even 300 steps would take about 2.6 hours on 2 cores.
+         Budgets, from the learning curves of ``python benchmarks/bench_quick_budget.py``
+         (small model, lr 2e-3, cap 2000 steps, evaluation every 100 steps on 512 fresh
+         instances; 2026-12-04): majority (15, 31), index (16, 32), khop k=1 and dyck k=1
+         (16) reach 0.99 by step 100-200; parity, sparse_parity, index_parity (16) and
+         reach_directed (8) stay near chance for all 2000 steps (best 0.53-0.56);
+         dyck k=2 (16) reaches 0.83 at step 100 and then falls back to 0.44-0.55 (unstable
+         at this learning rate; a lower one was not piloted); khop k=2 climbs slowly (0.94 at
+         step 1000, 0.98 at 2000), khop k=3 more slowly (0.79, 0.85), binary_add n=8 (0.81,
+         0.94). A cap of 1000 steps (5x what the easy tasks need) is therefore where the
+         easy tasks are all learned and the hard ones visibly are not, while more steps
+         would only move khop k=2 and binary_add towards the target; the budget forbids
+         2000 (about 1.5 h for this line alone). Length generalization (mixed lengths
+         <= 32, NoPE): majority and dyck k=1 reach 0.99 on the training lengths in 100-200
+         steps; index (0.66 at 1000, 0.63 at 2000) and khop k=1 (0.87, 0.89) plateau, so
+         the cap is 1000 there too; the base-size runs (0.53-0.54 s a step) get 200 steps
+         at lr 1e-3 (majority: 0.99 at step 150; index 0.67 after 400) and 256 test
+         instances per bin. Pilot wall time 535 s on 2 cores.
+         Estimated from those step times: about 25 min in distribution and 20 min length
+         generalization on 2 cores; the measured time is in docs/results-quick.md.
 llm    - (``theorybench run llm``) smoke: SmolLM2 (the packaged model file) on majority n = 5, 9,
          parity and index n = 4, 8; 8-shot, 24 prompts per run, log-likelihood of the allowed
          answers, seed 0, one torch thread. quick: every family with a prompt entry at its
@@ -76,6 +103,9 @@ class Profile:
     lg_sizes: tuple = ("small",)
     lg_encodings: tuple = ("nope",)
     lg_training: TrainingConfig = TrainingConfig()
+    lg_extra: tuple = ()               # (size, encoding) pairs run besides the grid ...
+    lg_extra_training: TrainingConfig | None = None  # ... with this budget (else lg_training)
+    lg_seeds: tuple | None = None      # length-generalization seeds (None: ``seeds``)
     train_max_len: int = 32
     eval_bins: tuple = DEFAULT_BINS
     seeds: tuple = (0,)
@@ -98,8 +128,16 @@ _SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval
                               eval_count=256, target=0.99, final_eval_count=1024)
 _SMOKE_LG_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval_every=50,
                                  eval_count=256, target=0.99, final_eval_count=512)
-_QUICK_TRAIN = TrainingConfig(steps=2000, batch_size=64, lr=1e-3, warmup=100, eval_every=100,
+_QUICK_TRAIN = TrainingConfig(steps=1000, batch_size=64, lr=2e-3, warmup=50, eval_every=100,
                               eval_count=512, target=0.99, final_eval_count=2048)
+_QUICK_LG_TRAIN = TrainingConfig(steps=1000, batch_size=64, lr=2e-3, warmup=50, eval_every=100,
+                                 eval_count=512, target=0.99, final_eval_count=512)
+_QUICK_LG_BASE = TrainingConfig(steps=200, batch_size=64, lr=1e-3, warmup=20, eval_every=50,
+                                eval_count=256, target=0.99, final_eval_count=256)
+#: The quick profile's task variants: every family, khop with k = 1, 2, 3, dyck with k = 1, 2.
+_QUICK_TASKS = tuple(t for f in tasks.families() for t in (
+    ("khop:k=1", "khop:k=2", "khop:k=3") if f == "khop" else
+    ("dyck:k=1", "dyck:k=2") if f == "dyck" else (f,)))
 _PAPER_TRAIN = TrainingConfig(steps=10000, batch_size=64, lr=3e-4, warmup=500,
                               eval_every=250, eval_count=1024, target=0.99,
                               final_eval_count=4096)
@@ -123,10 +161,15 @@ PROFILES: dict[str, Profile] = {
                           "average ~4.5, 0.3-3.3 prompts/s as the load changed; model load 41 s "
                           "cold, 2-4 s from the dequantised-weights cache)"),
     "quick": Profile(
-        name="quick", description="every task, small model, a few n",
-        expected_time="up to ~40 min in-distribution, ~1.5-2 h length generalization on 2 CPU cores (estimated from step times)",
-        in_tasks=None, lg_tasks=None, ns_count=3, in_training=_QUICK_TRAIN,
-        lg_encodings=("nope", "learned", "rope", "alibi"), lg_training=_QUICK_TRAIN,
+        name="quick", description="every task variant at 3 n x 3 seeds; length "
+        "generalization on 6 tasks x 9 encodings (and base-size NoPE, RoPE)",
+        expected_time="under an hour for both trained lines on 2 CPU cores (see "
+                      "docs/results-quick.md for the measured time)",
+        in_tasks=_QUICK_TASKS,
+        lg_tasks=("majority", "parity", "index", "khop:k=1", "dyck:k=1", "dyck_bounded"),
+        ns_count=3, in_training=_QUICK_TRAIN, seeds=(0, 1, 2), lg_seeds=(0,),
+        lg_encodings=tuple(ENCODINGS), lg_training=_QUICK_LG_TRAIN,
+        lg_extra=(("base", "nope"), ("base", "rope")), lg_extra_training=_QUICK_LG_BASE,
         llm_ns_count=2, llm_count=100,
         llm_expected_time="about 3,400 prompts for SmolLM2: roughly 20 minutes to 2 "
                           "hours on 2 CPU cores at 0.5-3 prompts/s (estimated)"),
@@ -203,7 +246,9 @@ def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str
     if line not in LINES:
         raise ConfigError(f"unknown experiment line {line!r}; lines: {', '.join(LINES)}")
     profile = get_profile(profile) if isinstance(profile, str) else profile
-    seeds = tuple(seeds) if seeds else profile.seeds
+    if not seeds:
+        seeds = (profile.lg_seeds if line == "length_generalization" and profile.lg_seeds
+                 else profile.seeds)
     specs = []
     for family, params in profile_tasks(profile, line, task_names):
         items = tuple(sorted(params.items()))
@@ -216,13 +261,16 @@ def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str
                                              training=profile.in_training, seed=seed,
                                              train_size=size))
             else:
-                for size in profile.lg_sizes:
-                    for enc in profile.lg_encodings:
-                        specs.append(RunSpec(line, family, items,
-                                             train_max_len=profile.train_max_len,
-                                             eval_bins=profile.eval_bins, size=size,
-                                             encoding=enc, training=profile.lg_training,
-                                             seed=seed))
+                grid = [(size, enc, profile.lg_training) for size in profile.lg_sizes
+                        for enc in profile.lg_encodings]
+                grid += [(size, enc, profile.lg_extra_training or profile.lg_training)
+                         for size, enc in profile.lg_extra if size not in profile.lg_sizes
+                         or enc not in profile.lg_encodings]
+                for size, enc, training in grid:
+                    specs.append(RunSpec(line, family, items,
+                                         train_max_len=profile.train_max_len,
+                                         eval_bins=profile.eval_bins, size=size,
+                                         encoding=enc, training=training, seed=seed))
     return specs
 
 

@@ -45,6 +45,8 @@ class Report:
     best: dict[str, Any] = field(default_factory=dict)
     pooled: dict[str, Any] = field(default_factory=dict)
     sharpness: list[dict[str, Any]] = field(default_factory=list)
+    # trained models' average sensitivity beside the task's (.model_sensitivity rows)
+    model_sensitivity: list[dict[str, Any]] = field(default_factory=list)
 
 
 #: Keys every result of ``theorybench sharpness --format json`` carries.
@@ -93,9 +95,12 @@ def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
 def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any],
                  thresholds: Thresholds = Thresholds(), store_name: str = "the store",
                  min_status: str | None = None, constructions: bool = True,
-                 sharpness: Sequence[Mapping[str, Any]] = ()) -> Report:
+                 sharpness: Sequence[Mapping[str, Any]] = (),
+                 model_sensitivity: Sequence[Mapping[str, Any]] = ()) -> Report:
     """The report's tables and verdicts; ``constructions`` adds the table of hand-built and
-    compiled transformers (:mod:`.constructions_table`, about 10 s once per process)."""
+    compiled transformers (:mod:`.constructions_table`, about 10 s once per process);
+    ``model_sensitivity`` (rows of :func:`.model_sensitivity.measure`) the table of trained
+    models' average sensitivity."""
     preds = [dict(p) for p in predictions]
     records = list(records)
     theory_names = list(dict.fromkeys(p["theory"] for p in preds))
@@ -114,9 +119,12 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     if constructions:
         from .constructions_table import constructions_table
         tables["constructions"] = constructions_table()
+    if model_sensitivity:
+        from .model_sensitivity import table as sensitivity_table
+        tables["model_sensitivity"] = sensitivity_table(model_sensitivity)
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
                   best_theory(rows), hard_vs_easy_precision(rows),
-                  [dict(r) for r in sharpness])
+                  [dict(r) for r in sharpness], [dict(r) for r in model_sensitivity])
 
 
 def _task_of(record: Any) -> str:
@@ -214,11 +222,16 @@ def write_report(out: str | Path, report: Report) -> dict[str, Path]:
         from .sharpness_plot import sharpness_vs_n
         files["sharpness_vs_n.png"] = sharpness_vs_n(out / "sharpness_vs_n.png",
                                                      report.sharpness)
+    if report.model_sensitivity:
+        from .model_sensitivity import plot as sensitivity_plot
+        files["model_sensitivity.png"] = sensitivity_plot(out / "model_sensitivity.png",
+                                                          report.model_sensitivity)
     summary = {"best_theory_by_line": report.best, "pooled_precision": report.pooled,
                "thresholds": report.thresholds.describe(), "missing": report.missing,
                "empirical": {line: {t: c.to_dict() for t, c in cells.items()}
                              for line, cells in emp.items()},
-               "predictions": report.predictions, "sharpness": report.sharpness}
+               "predictions": report.predictions, "sharpness": report.sharpness,
+               "model_sensitivity": report.model_sensitivity}
     files["summary.json"] = out / "summary.json"
     files["summary.json"].write_text(json.dumps(summary, indent=2, default=str))
     files["index.html"] = out / "index.html"
@@ -345,6 +358,13 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
             "99% accuracy.")
     for key, caption in captions.items():
         parts.append(f"<figure>{_img(files[key])}<figcaption>{esc(caption)}</figcaption></figure>")
+    if "model_sensitivity" in r.tables:
+        mt = r.tables["model_sensitivity"]
+        parts.append(f"<h3>Average sensitivity of trained models</h3><p>Download: "
+                     f"{_links('model_sensitivity')}</p>")
+        if "model_sensitivity.png" in files:
+            parts.append(_img(files["model_sensitivity.png"]))
+        parts.append(_table_html(mt) + f"<p>{esc(mt.caption)}</p>")
     parts.append("<h2>The theories</h2>")
     for t in r.theories:
         parts.append(f"<h3>{esc(t.title)} <small>({esc(t.name)})</small></h3><p>{esc(t.summary)}</p>")

@@ -158,11 +158,28 @@ def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
 
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
            thresholds: Thresholds = Thresholds(), min_status: str | None = None,
-           sharpness=()) -> dict[str, Path]:
+           sharpness=(), checkpoints: str | Path | None = None,
+           progress: bool = False) -> dict[str, Path]:
+    """Write the report of ``db``; ``checkpoints`` (a folder written by ``--checkpoints``)
+    adds the trained models' average sensitivity (:mod:`.model_sensitivity`)."""
     scan = store_scan(db)
+    rows, note = [], None
+    ind = [r for r in scan.records if r.status == "done" and r.spec.get("line") == "in_distribution"]
+    if checkpoints and Path(checkpoints).is_dir():
+        from .model_sensitivity import measure
+        rows = measure(ind, checkpoints, progress=progress)
+        if ind and not rows:
+            note = (f"trained models' average sensitivity: no checkpoint in {checkpoints} "
+                    f"belongs to this store's in-distribution runs")
+    elif ind:
+        note = ("trained models' average sensitivity: no checkpoints given; train with "
+                "`theorybench run ... --checkpoints DIR` (verify writes <out>/checkpoints) and "
+                "pass `theorybench report --checkpoints DIR`")
     rep = build_report(predictions, scan.records, thresholds, store_name=f"store {db}",
-                       min_status=min_status, sharpness=sharpness)
+                       min_status=min_status, sharpness=sharpness, model_sensitivity=rows)
     rep.missing.extend(f"{p} (the run is left out)" for p in scan.problems)
+    if note:
+        rep.missing.append(note)
     return write_report(out, rep)
 
 
@@ -171,8 +188,14 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
            progress: bool = True, log: Callable[[str], None] = print,
            thresholds: Thresholds = Thresholds(), theories: list[str] | None = None,
            tasks: list[str] | None = None, llm: bool | None = None,
-           llm_models: str | Path | None = None) -> dict[str, Path]:
+           llm_models: str | Path | None = None, checkpoints: str | Path | None = None,
+           sharpness=()) -> dict[str, Path]:
     """Predictions, then the experiment lines of ``profile`` into ``db``, then the report.
+
+    The in-distribution models are saved to ``checkpoints`` (default ``<out>/checkpoints``; a
+    small-model checkpoint is about 0.4 MB), from which the report measures their average
+    sensitivity; ``sharpness`` holds results of ``theorybench sharpness --format json`` for
+    the sharpness figure.
 
     ``theories`` / ``tasks`` restrict the predictions (default: all); the experiments are
     the profile's. ``llm``: None (default) runs the llm line when a model is available
@@ -182,8 +205,12 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
     from ..experiments.profiles import get_profile
     from ..experiments.sweep import run_sweep
 
+    from ..experiments.sweep import check_writable_dir
+
     prof = get_profile(profile)
     check_paths(out, db)
+    checkpoints = Path(checkpoints) if checkpoints else Path(out) / "checkpoints"
+    check_writable_dir(checkpoints, "--checkpoints", create=True)
     with_llm, why = False, ""
     if llm is not False:
         if prof.llm_tasks is not None and not prof.llm_tasks:
@@ -204,8 +231,10 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
     for i, line in enumerate(LINES, 2):
         t1 = time.time()
         log(f"[{i}/{steps}] {line} experiments, profile {profile!r}, store {db}")
-        summary = run_sweep(line, profile=profile, db=str(db), progress=progress)
-        log(f"      {describe_sweep(summary)} in {time.time() - t1:.0f} s")
+        summary = run_sweep(line, profile=profile, db=str(db), progress=progress,
+                            checkpoint_dir=str(checkpoints) if line == "in_distribution" else None)
+        log(f"      {describe_sweep(summary)} in {time.time() - t1:.0f} s "
+            f"({summary.get('executor')}, {summary.get('workers')} worker(s))")
     if with_llm:
         t1 = time.time()
         log(f"[4/4] llm experiments (few-shot, models: {why}), profile {profile!r}, store {db}")
@@ -217,6 +246,10 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
             f"{'; ' + loads if loads else ''} in {time.time() - t1:.0f} s")
     elif llm is not False:
         log(f"      llm line skipped: {why}")
-    files = report(out, db, preds, thresholds)
+    t1 = time.time()
+    files = report(out, db, preds, thresholds, checkpoints=checkpoints, sharpness=sharpness,
+                   progress=progress)
+    log(f"      report in {time.time() - t1:.0f} s (trained models' sensitivity from "
+        f"{checkpoints})")
     log(f"report written to {Path(out) / 'index.html'} ({time.time() - t0:.0f} s in all)")
     return files

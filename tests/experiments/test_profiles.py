@@ -1,0 +1,39 @@
+"""The quick profile's grid is the one its docstring and docs/results-quick.md describe."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from theorybench import tasks
+from theorybench.experiments.positional import ENCODINGS
+from theorybench.experiments.profiles import PROFILES, expand
+
+
+def test_quick_in_distribution_grid():
+    specs = expand("in_distribution", "quick")
+    variants = Counter((s.task, s.params) for s in specs)
+    assert len(variants) == len(tasks.families()) + 3   # khop k=2, 3 and dyck k=1 besides
+    assert {p for t, p in variants if t == "khop"} == {(("k", k),) for k in (1, 2, 3)}
+    assert {p for t, p in variants if t == "dyck"} == {(("k", k),) for k in (1, 2)}
+    assert set(variants.values()) == {9}                # 3 n x 3 seeds
+    assert {s.n for s in specs if s.task == "parity"} == {8, 16, 32}
+    assert {s.n for s in specs if s.task == "majority"} == {7, 15, 31}
+    assert {s.seed for s in specs} == {0, 1, 2}
+    assert {(s.size, s.encoding, s.training.steps) for s in specs} == {("small", "rope", 1000)}
+
+
+def test_quick_length_generalization_grid():
+    specs = expand("length_generalization", "quick")
+    assert {(s.task, s.params) for s in specs} == {
+        ("majority", ()), ("parity", ()), ("index", ()), ("khop", (("k", 1),)),
+        ("dyck", (("k", 1),)), ("dyck_bounded", ())}
+    configs = Counter((s.size, s.encoding) for s in specs)
+    assert {e for (size, e) in configs if size == "small"} == set(ENCODINGS)
+    assert {e for (size, e) in configs if size == "base"} == {"nope", "rope"}
+    assert set(configs.values()) == {6} and {s.seed for s in specs} == {0}
+    assert {s.training.steps for s in specs if s.size == "base"} == {200}
+    assert max(hi for s in specs for _, hi in s.eval_bins) == 256
+    assert {s.train_max_len for s in specs} == {32}
+    # seeds given explicitly replace the profile's for either line
+    assert {s.seed for s in expand("length_generalization", "quick", ["parity"], [3, 4])} == {3, 4}
+    assert PROFILES["smoke"].lg_extra == ()

@@ -1,0 +1,226 @@
+"""Average sensitivity of trained models beside the task's own.
+
+The Sensitivity theory predicts that transformers learn low-sensitivity functions (Hahn &
+Rofin 2024, "Why are sensitive functions hard for transformers?", ACL: the loss landscape
+around high-sensitivity solutions is sharp). This module applies the same estimator that
+gives a task's average sensitivity (:func:`theorybench.formal.sensitivity.model_sensitivity`)
+to each trained in-distribution model, read back from the checkpoints a sweep wrote
+(``theorybench run --checkpoints DIR``; ``verify`` writes them to ``<out>/checkpoints``).
+
+Both figures are taken under the uniform distribution on the task's natural input space
+(the theory's measure), on the task's main decision function (``decision_view()[0]``): for a
+``final`` task the model's answer at the last position, for k-hop its answer at the last
+position. A model that computes the task exactly has the task's sensitivity; a model that
+learned a smoother function (e.g. a constant on parity) has a lower one. ``agreement`` is
+the model's accuracy on the same uniform inputs: a model trained on a label-balanced
+distribution can differ there from its test accuracy. Families whose answer is a token
+sequence (binary_add) are left out with the reason.
+
+A result is cached next to its checkpoint (``<key>.sensitivity.json``, keyed by the
+estimator's settings), so a second report reads it instead of recomputing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+#: Monte-Carlo draws per model (each draw evaluates the input and all its one-token
+#: changes), lowered where an input has many neighbours so that one model costs at most
+#: ``MAX_EVALUATIONS`` forward rows (about 1 s for the small model on one core).
+SAMPLES = 300
+MIN_SAMPLES = 32
+MAX_EVALUATIONS = 60_000
+CACHE_VERSION = 1
+
+
+def draws(df, samples: int = SAMPLES) -> int:
+    """Draws for ``df``: ``samples``, or fewer when each draw has many one-token changes."""
+    changes = sum(len(c) - 1 for c in df.choices) + 1
+    return max(MIN_SAMPLES, min(samples, MAX_EVALUATIONS // changes))
+
+
+def _predictor(model, meta: dict, task) -> Any:
+    """tokens of ``task`` (batch, L) -> the model's label ids of ``task`` at position L-1."""
+    import torch
+
+    index = {tok: i for i, tok in enumerate(meta["vocab"])}
+    token_map = np.array([index[t] for t in task.vocab], dtype=np.int64)
+    labels = list(meta["labels"])
+    to_task = np.array([list(task.label_vocab).index(lab) if lab in task.label_vocab else -1
+                        for lab in labels], dtype=np.int64)
+
+    @torch.no_grad()
+    def predict(x: np.ndarray) -> np.ndarray:
+        out = np.empty(len(x), dtype=np.int64)
+        for start in range(0, len(x), 2048):
+            part = torch.from_numpy(token_map[x[start:start + 2048]])
+            logits = model(part)[:, -1, :]
+            out[start:start + 2048] = to_task[logits.argmax(-1).numpy()]
+        return out
+    return predict
+
+
+def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
+                seed: int = 0) -> dict[str, Any] | None:
+    """Model and task average sensitivity of one done in-distribution record, or None when
+    its checkpoint is absent; a family that cannot be measured gives a row with ``skipped``."""
+    from .. import tasks
+    from ..experiments.checkpoint import load_checkpoint
+    from ..formal.sensitivity import average_sensitivity, model_sensitivity
+
+    spec = record.spec
+    weights = Path(checkpoint_dir) / f"{record.key}.pt"
+    if not weights.is_file():
+        return None
+    row = {"task": spec["task"], "params": dict(spec["params"]), "n": spec["n"],
+           "seed": spec["seed"], "encoding": spec["model"]["encoding"],
+           "size": spec["model"]["size"], "key": record.key,
+           "test_accuracy": record.metrics.get("test_accuracy")}
+    task = tasks.get(spec["task"], n=spec["n"], **spec["params"])
+    if task.output == "answer":
+        return {**row, "skipped": "the answer is a token sequence; the estimator needs one "
+                                  "output per input"}
+    cache = weights.with_suffix(".sensitivity.json")
+    settings = {"version": CACHE_VERSION, "samples": samples, "seed": seed}
+    if cache.is_file():
+        try:
+            cached = json.loads(cache.read_text())
+            if cached.get("settings") == settings:
+                return {**row, **cached["result"]}
+        except (OSError, ValueError):
+            pass  # a damaged cache file is recomputed
+    model, meta = load_checkpoint(weights)
+    df = task.decision_view()[0]
+    predict = _predictor(model, meta, task)
+    rng = np.random.default_rng([seed, 7])
+    mod = model_sensitivity(predict, df, method="monte_carlo", samples=draws(df, samples),
+                            rng=rng)
+    own = average_sensitivity(df, samples=max(samples, 2000), rng=np.random.default_rng([seed, 8]))
+    x = df.enumerate() if df.space_size() <= 4096 else None
+    if x is None:
+        x = _uniform(df, rng, 2048)
+    agreement = float(np.mean(predict(x) == df.evaluate(x)))
+    result = {"model_sensitivity": mod.value, "model_ci": [mod.ci_low, mod.ci_high],
+              "task_sensitivity": own.value, "task_ci": [own.ci_low, own.ci_high],
+              "task_exact": own.exact, "agreement": agreement, "samples": mod.samples,
+              "free_positions": mod.free_positions}
+    try:
+        cache.write_text(json.dumps({"settings": settings, "result": result}))
+    except OSError:
+        pass  # a read-only checkpoint folder: the result is still returned
+    return {**row, **result}
+
+
+def _uniform(df, rng: np.random.Generator, count: int) -> np.ndarray:
+    """``count`` uniform inputs of the decision function's space (``valid`` applied)."""
+    cols = [np.asarray(c)[rng.integers(0, len(c), size=count * 4)] for c in df.choices]
+    x = np.stack(cols, axis=1)
+    if df.valid is not None:
+        x = x[df.valid(x)]
+    return x[:count]
+
+
+def measure(records: Iterable[Any], checkpoint_dir: str | Path, samples: int = SAMPLES,
+            seed: int = 0, progress: bool = False) -> list[dict[str, Any]]:
+    """Rows of :func:`measure_one` for every done online in-distribution record with a
+    checkpoint in ``checkpoint_dir``, in task, n, seed order."""
+    todo = [r for r in records if r.status == "done" and r.spec.get("line") == "in_distribution"
+            and r.spec.get("train_size") is None]
+    if progress:
+        from tqdm import tqdm
+        todo = tqdm(todo, desc="model sensitivity", leave=False)
+    rows = [row for r in todo if (row := measure_one(r, checkpoint_dir, samples, seed))]
+    rows.sort(key=lambda r: (r["task"], sorted(r["params"].items()), r["n"], r["seed"]))
+    return rows
+
+
+def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Seeds pooled per (task, params, n, size, encoding): mean model sensitivity, its range
+    over seeds, the task's value and the mean agreement."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if "skipped" in r:
+            continue
+        key = (r["task"], tuple(sorted(r["params"].items())), r["n"], r["size"], r["encoding"])
+        groups.setdefault(key, []).append(r)
+    out = []
+    for (task, params, n, size, enc), rs in groups.items():
+        vals = [r["model_sensitivity"] for r in rs]
+        out.append({"task": task, "params": dict(params), "n": n, "size": size,
+                    "encoding": enc, "seeds": len(rs), "model_mean": float(np.mean(vals)),
+                    "model_min": float(min(vals)), "model_max": float(max(vals)),
+                    "task_sensitivity": rs[0]["task_sensitivity"],
+                    "agreement": float(np.mean([r["agreement"] for r in rs])),
+                    "test_accuracy": float(np.mean([r["test_accuracy"] or 0.0 for r in rs]))})
+    return out
+
+
+def _params_text(params: dict) -> str:
+    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+
+
+def table(rows: Sequence[dict[str, Any]]):
+    """The report's table: per task variant and n, the trained models' average sensitivity
+    (mean and range over seeds) beside the task's own."""
+    from .tables import Table
+
+    summary = summarize(rows)
+    header = ["task", "n", "model", "seeds", "test acc.", "acc. (uniform)",
+              "as(model) mean [min, max]", "as(task)", "ratio"]
+    body = []
+    for s in summary:
+        name = s["task"] + (f"[{_params_text(s['params'])}]" if s["params"] else "")
+        ratio = s["model_mean"] / s["task_sensitivity"] if s["task_sensitivity"] else None
+        body.append([name, str(s["n"]), f"{s['size']}/{s['encoding']}", str(s["seeds"]),
+                     f"{s['test_accuracy']:.3f}", f"{s['agreement']:.3f}",
+                     f"{s['model_mean']:.2f} [{s['model_min']:.2f}, {s['model_max']:.2f}]",
+                     f"{s['task_sensitivity']:.2f}", "-" if ratio is None else f"{ratio:.2f}"])
+    skipped = sorted({f"{r['task']} ({r['skipped']})" for r in rows if "skipped" in r})
+    caption = ("Average sensitivity under the uniform distribution (the Sensitivity theory's "
+               "measure) of each trained model's answer, by the estimator that gives the "
+               f"task's own (Monte Carlo, up to {SAMPLES} draws per model, fewer where an input has "
+               f"many one-token changes; the task exact where "
+               "its space is small); acc. (uniform) is the model's accuracy on uniform "
+               "inputs. A model below its task's sensitivity has learned a smoother function.")
+    if skipped:
+        caption += " Not measured: " + "; ".join(skipped) + "."
+    return Table("Average sensitivity of trained models", header, body,
+                 [dict(s) for s in summary] + [dict(r) for r in rows if "skipped" in r],
+                 caption)
+
+
+def plot(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    """Model against task average sensitivity, one point per task variant and n (mean over
+    seeds), filled where the models reached 99% test accuracy; the diagonal is equality."""
+    from .plots import _save, plt
+
+    summary = summarize(rows)
+    fig, ax = plt.subplots(figsize=(5.6, 4.6))
+    tasks_seen = sorted({s["task"] + (f"[{_params_text(s['params'])}]" if s["params"] else "")
+                         for s in summary})
+    cmap = plt.get_cmap("tab20")
+    top = 1.0
+    for i, name in enumerate(tasks_seen):
+        pts = [s for s in summary if s["task"] + (f"[{_params_text(s['params'])}]"
+                                                  if s["params"] else "") == name]
+        xs = [s["task_sensitivity"] for s in pts]
+        ys = [s["model_mean"] for s in pts]
+        top = max(top, *xs, *ys)
+        learned = [s["test_accuracy"] >= 0.99 for s in pts]
+        color = cmap(i % 20)
+        ax.scatter([x for x, ok in zip(xs, learned) if ok], [y for y, ok in zip(ys, learned) if ok],
+                   color=color, label=name, s=22)
+        ax.scatter([x for x, ok in zip(xs, learned) if not ok],
+                   [y for y, ok in zip(ys, learned) if not ok], facecolors="none",
+                   edgecolors=[color], s=22)
+    ax.plot([0, top * 1.05], [0, top * 1.05], "k--", lw=0.8)
+    ax.set(xlabel="task average sensitivity", ylabel="trained model average sensitivity",
+           title="Sensitivity of what was learned (hollow: < 99% accuracy)")
+    ax.grid(alpha=0.3)
+    if tasks_seen:
+        ax.legend(fontsize=6, ncol=2, loc="upper left")
+    return _save(fig, Path(path))
