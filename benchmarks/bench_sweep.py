@@ -3,6 +3,7 @@
     python benchmarks/bench_sweep.py                  # smoke in-distribution runs, 3 layouts
     python benchmarks/bench_sweep.py --runs 8 --line length-generalization
     python benchmarks/bench_sweep.py --profile-lines  # also both whole lines: old default vs auto
+    python benchmarks/bench_sweep.py --profile quick --lines-only  # both quick lines, auto only
 
 Layouts: ``inprocess`` with one torch thread (one core busy: the old default), ``inprocess``
 with every core as torch threads (one run at a time, intra-op parallel), and ``pool`` with
@@ -67,7 +68,16 @@ def main(argv=None) -> int:
     ap.add_argument("--profile-lines", action="store_true",
                     help="also time both lines of the profile (what `verify` trains) under "
                          "the old default (inprocess, the profile's threads) and under auto")
+    ap.add_argument("--lines-only", action="store_true",
+                    help="only time both lines of the profile under the default executor "
+                         "(auto); for the quick profile this is its <= 60-minute budget")
     args = ap.parse_args(argv)
+    if args.lines_only:
+        wall, outside = time_profile(args.profile, "auto", None)
+        shares = ", ".join(f"{line} {100 * f:.0f}%" for line, f in outside.items())
+        print(f"both {args.profile} lines, executor auto on {cpu_count()} cores: {wall:.0f} s "
+              f"wall ({wall / 60:.1f} min); time outside forward/backward: {shares}")
+        return 0
     line = normalize_line(args.line)
     specs = expand(line, args.profile)[:args.runs]
     cores = cpu_count()

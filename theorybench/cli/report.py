@@ -80,6 +80,10 @@ def cmd_report(args) -> int:
     verify_mod.check_paths(args.out, args.db)
     from ..matrix.report import load_sharpness
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
+    if args.checkpoints and not Path(args.checkpoints).is_dir():
+        from ..errors import ConfigError
+        raise ConfigError(f"--checkpoints {args.checkpoints} is not a folder; give the folder "
+                          "passed to `theorybench run --checkpoints` (verify: <out>/checkpoints)")
     if not Path(args.db).exists():
         print(f"theorybench: note: results store {args.db} does not exist; the report will "
               "have predictions only (is --db right?)", file=sys.stderr)
@@ -87,10 +91,6 @@ def cmd_report(args) -> int:
         preds = verify_mod.load_predictions(args.predictions)
     else:
         preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
-    if args.checkpoints and not Path(args.checkpoints).is_dir():
-        from ..errors import ConfigError
-        raise ConfigError(f"--checkpoints {args.checkpoints} is not a folder; give the folder "
-                          "passed to `theorybench run --checkpoints` (verify: <out>/checkpoints)")
     files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status,
                               sharpness=sharp, checkpoints=args.checkpoints,
                               progress=sys.stderr.isatty())

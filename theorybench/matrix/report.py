@@ -119,6 +119,9 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     if constructions:
         from .constructions_table import constructions_table
         tables["constructions"] = constructions_table()
+    if emp:
+        from .findings import findings_table
+        tables["findings"] = findings_table(emp, hard_vs_easy_precision(rows), thresholds)
     if model_sensitivity:
         from .model_sensitivity import table as sensitivity_table
         tables["model_sensitivity"] = sensitivity_table(model_sensitivity)
@@ -325,6 +328,11 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
         parts.append(f"<p>{esc(line)}: pooled precision of Hard predictions {fmt(ph)} "
                      f"({d['hard_correct']}/{d['hard_predicted']}) versus Easy {fmt(pe)} "
                      f"({d['easy_correct']}/{d['easy_predicted']}).</p>")
+    if "findings" in r.tables:
+        ft = r.tables["findings"]
+        parts.append(f"<h3>The study's findings on this run</h3><p>Each finding checked by a "
+                     f"fixed rule on the cells above. Download: {_links('findings')}</p>")
+        parts.append(_table_html(ft) + f"<p>{esc(ft.caption)}</p>")
     dis = [(row, d) for row in r.rows for d in row.disagreements]
     if dis:
         parts.append("<h3>Disagreements</h3><ul>" + "".join(
