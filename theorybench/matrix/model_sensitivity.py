@@ -34,13 +34,20 @@ import numpy as np
 SAMPLES = 300
 MIN_SAMPLES = 32
 MAX_EVALUATIONS = 60_000
+#: A function whose inputs have more one-token changes than this is not measured (each
+#: of MIN_SAMPLES draws would cost that many forward rows: large graphs, V^2 edge tokens).
+MAX_CHANGES = 4 * MAX_EVALUATIONS // MIN_SAMPLES
 CACHE_VERSION = 1
+
+
+def changes(df) -> int:
+    """Rows one draw evaluates: the input and each of its one-token changes."""
+    return sum(len(c) - 1 for c in df.choices) + 1
 
 
 def draws(df, samples: int = SAMPLES) -> int:
     """Draws for ``df``: ``samples``, or fewer when each draw has many one-token changes."""
-    changes = sum(len(c) - 1 for c in df.choices) + 1
-    return max(MIN_SAMPLES, min(samples, MAX_EVALUATIONS // changes))
+    return max(MIN_SAMPLES, min(samples, MAX_EVALUATIONS // changes(df)))
 
 
 def _predictor(model, meta: dict, task) -> Any:
@@ -84,6 +91,10 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
     if task.output == "answer":
         return {**row, "skipped": "the answer is a token sequence; the estimator needs one "
                                   "output per input"}
+    df = task.decision_view()[0]
+    if changes(df) > MAX_CHANGES:
+        return {**row, "skipped": f"each input has {changes(df) - 1:,} one-token changes "
+                                  f"(more than {MAX_CHANGES:,}); too many model evaluations"}
     cache = weights.with_suffix(".sensitivity.json")
     settings = {"version": CACHE_VERSION, "samples": samples, "seed": seed}
     if cache.is_file():
@@ -94,7 +105,6 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
         except (OSError, ValueError):
             pass  # a damaged cache file is recomputed
     model, meta = load_checkpoint(weights)
-    df = task.decision_view()[0]
     predict = _predictor(model, meta, task)
     rng = np.random.default_rng([seed, 7])
     mod = model_sensitivity(predict, df, method="monte_carlo", samples=draws(df, samples),
@@ -179,7 +189,7 @@ def table(rows: Sequence[dict[str, Any]]):
                      f"{s['test_accuracy']:.3f}", f"{s['agreement']:.3f}",
                      f"{s['model_mean']:.2f} [{s['model_min']:.2f}, {s['model_max']:.2f}]",
                      f"{s['task_sensitivity']:.2f}", "-" if ratio is None else f"{ratio:.2f}"])
-    skipped = sorted({f"{r['task']} ({r['skipped']})" for r in rows if "skipped" in r})
+    skipped = sorted({f"{r['task']} n={r['n']} ({r['skipped']})" for r in rows if "skipped" in r})
     caption = ("Average sensitivity under the uniform distribution (the Sensitivity theory's "
                "measure) of each trained model's answer, by the estimator that gives the "
                f"task's own (Monte Carlo, up to {SAMPLES} draws per model, fewer where an input has "
