@@ -94,3 +94,13 @@ def test_report_table_plot_and_summary(learned, tmp_path):
     assert "Average sensitivity of trained models" in files["index.html"].read_text()
     assert json.loads(files["summary.json"].read_text())["model_sensitivity"][0]["key"] == rec.key
     assert np.isfinite(rows[0]["model_sensitivity"])
+
+
+def test_sparse_domains_fall_back_to_the_task_sampler(tmp_path):
+    # k-hop at n = 32: too few uniform inputs are valid for rejection sampling
+    rec = _trained(tmp_path, task="khop", n=32, steps=1, params=(("k", 1),))
+    row = ms.measure_one(rec, tmp_path, samples=40)
+    assert row["distribution"] == "task" and 0 <= row["agreement"] <= 1
+    assert np.isfinite(row["model_sensitivity"]) and row["task_sensitivity"] > 0
+    t = ms.table([row])
+    assert "(task dist.)" in t.rows[0][7]

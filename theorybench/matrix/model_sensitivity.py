@@ -8,13 +8,16 @@ to each trained in-distribution model, read back from the checkpoints a sweep wr
 (``theorybench run --checkpoints DIR``; ``verify`` writes them to ``<out>/checkpoints``).
 
 Both figures are taken under the uniform distribution on the task's natural input space
-(the theory's measure), on the task's main decision function (``decision_view()[0]``): for a
+(the theory's measure; where the valid domain is too sparse for rejection sampling, as for
+k-hop, under the task's own sampler, and the row says so), on the task's main decision
+function (``decision_view()[0]``): for a
 ``final`` task the model's answer at the last position, for k-hop its answer at the last
 position. A model that computes the task exactly has the task's sensitivity; a model that
 learned a smoother function (e.g. a constant on parity) has a lower one. ``agreement`` is
-the model's accuracy on the same uniform inputs: a model trained on a label-balanced
+the model's accuracy on inputs of the same distribution: a model trained on a label-balanced
 distribution can differ there from its test accuracy. Families whose answer is a token
-sequence (binary_add) are left out with the reason.
+sequence (binary_add), inputs with very many one-token changes (large graphs) and any the
+estimator refuses are left out with the reason.
 
 A result is cached next to its checkpoint (``<key>.sensitivity.json``, keyed by the
 estimator's settings), so a second report reads it instead of recomputing.
@@ -37,7 +40,7 @@ MAX_EVALUATIONS = 60_000
 #: A function whose inputs have more one-token changes than this is not measured (each
 #: of MIN_SAMPLES draws would cost that many forward rows: large graphs, V^2 edge tokens).
 MAX_CHANGES = 4 * MAX_EVALUATIONS // MIN_SAMPLES
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def changes(df) -> int:
@@ -76,8 +79,8 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
     """Model and task average sensitivity of one done in-distribution record, or None when
     its checkpoint is absent; a family that cannot be measured gives a row with ``skipped``."""
     from .. import tasks
+    from ..errors import ResourceLimitError, TheorybenchError
     from ..experiments.checkpoint import load_checkpoint
-    from ..formal.sensitivity import average_sensitivity, model_sensitivity
 
     spec = record.spec
     weights = Path(checkpoint_dir) / f"{record.key}.pt"
@@ -106,23 +109,47 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
             pass  # a damaged cache file is recomputed
     model, meta = load_checkpoint(weights)
     predict = _predictor(model, meta, task)
-    rng = np.random.default_rng([seed, 7])
-    mod = model_sensitivity(predict, df, method="monte_carlo", samples=draws(df, samples),
-                            rng=rng)
-    own = average_sensitivity(df, samples=max(samples, 2000), rng=np.random.default_rng([seed, 8]))
-    x = df.enumerate() if df.space_size() <= 4096 else None
-    if x is None:
-        x = _uniform(df, rng, 2048)
-    agreement = float(np.mean(predict(x) == df.evaluate(x)))
-    result = {"model_sensitivity": mod.value, "model_ci": [mod.ci_low, mod.ci_high],
-              "task_sensitivity": own.value, "task_ci": [own.ci_low, own.ci_high],
-              "task_exact": own.exact, "agreement": agreement, "samples": mod.samples,
-              "free_positions": mod.free_positions}
+    result = None
+    for distribution in ("uniform", "task"):
+        try:
+            result = _estimate(predict, df, samples, seed, distribution)
+            break
+        except ResourceLimitError as exc:
+            # a sparse domain (k-hop forbids immediate repeats: at n = 32 about 1 uniform
+            # input in 7,500 is valid) defeats rejection sampling; then both figures are
+            # taken under the task's own sampler, which draws from the valid domain
+            why = str(exc)
+        except TheorybenchError as exc:
+            why = str(exc)
+            break
+    if result is None:
+        return {**row, "skipped": f"the estimator refused: {why}"}
     try:
         cache.write_text(json.dumps({"settings": settings, "result": result}))
     except OSError:
         pass  # a read-only checkpoint folder: the result is still returned
     return {**row, **result}
+
+
+def _estimate(predict, df, samples: int, seed: int, distribution: str) -> dict[str, Any]:
+    """Model and task sensitivity of ``df`` under ``distribution``, and the model's accuracy
+    on inputs of that distribution (all of them where the space is small and uniform)."""
+    from ..formal.sensitivity import average_sensitivity, model_sensitivity
+
+    rng = np.random.default_rng([seed, 7])
+    mod = model_sensitivity(predict, df, distribution=distribution, method="monte_carlo",
+                            samples=draws(df, samples), rng=rng)
+    own = average_sensitivity(df, distribution=distribution, samples=max(samples, 2000),
+                              rng=np.random.default_rng([seed, 8]))
+    if distribution == "uniform":
+        x = df.enumerate() if df.space_size() <= 4096 else _uniform(df, rng, 2048)
+    else:
+        x = np.asarray(df.sample(rng, 2048))
+    agreement = float(np.mean(predict(x) == df.evaluate(x))) if len(x) else float("nan")
+    return {"model_sensitivity": mod.value, "model_ci": [mod.ci_low, mod.ci_high],
+            "task_sensitivity": own.value, "task_ci": [own.ci_low, own.ci_high],
+            "task_exact": own.exact, "agreement": agreement, "samples": mod.samples,
+            "free_positions": mod.free_positions, "distribution": distribution}
 
 
 def _uniform(df, rng: np.random.Generator, count: int) -> np.ndarray:
@@ -161,7 +188,8 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     for (task, params, n, size, enc), rs in groups.items():
         vals = [r["model_sensitivity"] for r in rs]
         out.append({"task": task, "params": dict(params), "n": n, "size": size,
-                    "encoding": enc, "seeds": len(rs), "model_mean": float(np.mean(vals)),
+                    "encoding": enc, "seeds": len(rs),
+                    "distribution": rs[0].get("distribution", "uniform"), "model_mean": float(np.mean(vals)),
                     "model_min": float(min(vals)), "model_max": float(max(vals)),
                     "task_sensitivity": rs[0]["task_sensitivity"],
                     "agreement": float(np.mean([r["agreement"] for r in rs])),
@@ -179,7 +207,7 @@ def table(rows: Sequence[dict[str, Any]]):
     from .tables import Table
 
     summary = summarize(rows)
-    header = ["task", "n", "model", "seeds", "test acc.", "acc. (uniform)",
+    header = ["task", "n", "model", "seeds", "test acc.", "acc. (same inputs)",
               "as(model) mean [min, max]", "as(task)", "ratio"]
     body = []
     for s in summary:
@@ -188,14 +216,19 @@ def table(rows: Sequence[dict[str, Any]]):
         body.append([name, str(s["n"]), f"{s['size']}/{s['encoding']}", str(s["seeds"]),
                      f"{s['test_accuracy']:.3f}", f"{s['agreement']:.3f}",
                      f"{s['model_mean']:.2f} [{s['model_min']:.2f}, {s['model_max']:.2f}]",
-                     f"{s['task_sensitivity']:.2f}", "-" if ratio is None else f"{ratio:.2f}"])
+                     f"{s['task_sensitivity']:.2f}" + ("" if s["distribution"] == "uniform"
+                                                       else " (task dist.)"),
+                     "-" if ratio is None else f"{ratio:.2f}"])
     skipped = sorted({f"{r['task']} n={r['n']} ({r['skipped']})" for r in rows if "skipped" in r})
     caption = ("Average sensitivity under the uniform distribution (the Sensitivity theory's "
                "measure) of each trained model's answer, by the estimator that gives the "
                f"task's own (Monte Carlo, up to {SAMPLES} draws per model, fewer where an input has "
                f"many one-token changes; the task exact where "
-               "its space is small); acc. (uniform) is the model's accuracy on uniform "
-               "inputs. A model below its task's sensitivity has learned a smoother function.")
+               "its space is small); acc. (same inputs) is the model's accuracy on inputs of "
+               "that distribution. '(task dist.)': the valid domain is too sparse for "
+               "uniform rejection sampling (k-hop), so both figures are under the task's own "
+               "sampler. A model below its task's sensitivity has learned a smoother "
+               "function.")
     if skipped:
         caption += " Not measured: " + "; ".join(skipped) + "."
     return Table("Average sensitivity of trained models", header, body,
