@@ -32,15 +32,15 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 #: Monte-Carlo draws per model (each draw evaluates the input and all its one-token
-#: changes), lowered where an input has many neighbours so that one model costs at most
-#: ``MAX_EVALUATIONS`` forward rows (about 1 s for the small model on one core).
+#: changes), lowered so that one model costs at most ``MAX_TOKENS`` forward tokens (about
+#: 1 s for the small model on 2 cores), but never below ``MIN_SAMPLES``; a function whose
+#: inputs have more than ``MAX_CHANGES`` one-token changes is not measured (large graphs:
+#: V^2 possible edge tokens per position).
 SAMPLES = 300
 MIN_SAMPLES = 32
-MAX_EVALUATIONS = 60_000
-#: A function whose inputs have more one-token changes than this is not measured (each
-#: of MIN_SAMPLES draws would cost that many forward rows: large graphs, V^2 edge tokens).
-MAX_CHANGES = 4 * MAX_EVALUATIONS // MIN_SAMPLES
-CACHE_VERSION = 2
+MAX_TOKENS = 500_000
+MAX_CHANGES = 2_000
+CACHE_VERSION = 3
 
 
 def changes(df) -> int:
@@ -49,8 +49,8 @@ def changes(df) -> int:
 
 
 def draws(df, samples: int = SAMPLES) -> int:
-    """Draws for ``df``: ``samples``, or fewer when each draw has many one-token changes."""
-    return max(MIN_SAMPLES, min(samples, MAX_EVALUATIONS // changes(df)))
+    """Draws for ``df``: ``samples``, or fewer when a draw costs many forward tokens."""
+    return max(MIN_SAMPLES, min(samples, MAX_TOKENS // (changes(df) * df.length)))
 
 
 def _predictor(model, meta: dict, task) -> Any:
@@ -99,7 +99,8 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
         return {**row, "skipped": f"each input has {changes(df) - 1:,} one-token changes "
                                   f"(more than {MAX_CHANGES:,}); too many model evaluations"}
     cache = weights.with_suffix(".sensitivity.json")
-    settings = {"version": CACHE_VERSION, "samples": samples, "seed": seed}
+    settings = {"version": CACHE_VERSION, "samples": samples, "seed": seed,
+                "max_tokens": MAX_TOKENS}
     if cache.is_file():
         try:
             cached = json.loads(cache.read_text())
@@ -164,7 +165,8 @@ def _uniform(df, rng: np.random.Generator, count: int) -> np.ndarray:
 def measure(records: Iterable[Any], checkpoint_dir: str | Path, samples: int = SAMPLES,
             seed: int = 0, progress: bool = False) -> list[dict[str, Any]]:
     """Rows of :func:`measure_one` for every done online in-distribution record with a
-    checkpoint in ``checkpoint_dir``, in task, n, seed order."""
+    checkpoint in ``checkpoint_dir``, in task, n, seed order. (A process per core was
+    measured no faster than torch's own threads on 2 cores, so this runs in process.)"""
     todo = [r for r in records if r.status == "done" and r.spec.get("line") == "in_distribution"
             and r.spec.get("train_size") is None]
     if progress:
@@ -189,7 +191,8 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         vals = [r["model_sensitivity"] for r in rs]
         out.append({"task": task, "params": dict(params), "n": n, "size": size,
                     "encoding": enc, "seeds": len(rs),
-                    "distribution": rs[0].get("distribution", "uniform"), "model_mean": float(np.mean(vals)),
+                    "distribution": rs[0].get("distribution", "uniform"),
+                    "draws": min(r["samples"] for r in rs), "model_mean": float(np.mean(vals)),
                     "model_min": float(min(vals)), "model_max": float(max(vals)),
                     "task_sensitivity": rs[0]["task_sensitivity"],
                     "agreement": float(np.mean([r["agreement"] for r in rs])),
@@ -208,7 +211,7 @@ def table(rows: Sequence[dict[str, Any]]):
 
     summary = summarize(rows)
     header = ["task", "n", "model", "seeds", "test acc.", "acc. (same inputs)",
-              "as(model) mean [min, max]", "as(task)", "ratio"]
+              "as(model) mean [min, max]", "as(task)", "ratio", "draws"]
     body = []
     for s in summary:
         name = s["task"] + (f"[{_params_text(s['params'])}]" if s["params"] else "")
@@ -218,12 +221,12 @@ def table(rows: Sequence[dict[str, Any]]):
                      f"{s['model_mean']:.2f} [{s['model_min']:.2f}, {s['model_max']:.2f}]",
                      f"{s['task_sensitivity']:.2f}" + ("" if s["distribution"] == "uniform"
                                                        else " (task dist.)"),
-                     "-" if ratio is None else f"{ratio:.2f}"])
+                     "-" if ratio is None else f"{ratio:.2f}", str(s["draws"])])
     skipped = sorted({f"{r['task']} n={r['n']} ({r['skipped']})" for r in rows if "skipped" in r})
     caption = ("Average sensitivity under the uniform distribution (the Sensitivity theory's "
                "measure) of each trained model's answer, by the estimator that gives the "
-               f"task's own (Monte Carlo, up to {SAMPLES} draws per model, fewer where an input has "
-               f"many one-token changes; the task exact where "
+               f"task's own (Monte Carlo, up to {SAMPLES} draws per model, fewer where a draw "
+               f"costs many forward tokens (column draws); the task exact where "
                "its space is small); acc. (same inputs) is the model's accuracy on inputs of "
                "that distribution. '(task dist.)': the valid domain is too sparse for "
                "uniform rejection sampling (k-hop), so both figures are under the task's own "
