@@ -200,8 +200,11 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _params_text(params: dict) -> str:
-    return ",".join(f"{k}={v}" for k, v in sorted(params.items()))
+def _name(row: dict) -> str:
+    """The task's row name in the report (parameters shown only where they differ from the
+    family's defaults, as in the empirical table)."""
+    from .empirical import cell_name
+    return cell_name({"task": row["task"], "params": row["params"]})
 
 
 def table(rows: Sequence[dict[str, Any]]):
@@ -214,7 +217,7 @@ def table(rows: Sequence[dict[str, Any]]):
               "as(model) mean [min, max]", "as(task)", "ratio", "draws"]
     body = []
     for s in summary:
-        name = s["task"] + (f"[{_params_text(s['params'])}]" if s["params"] else "")
+        name = _name(s)
         ratio = s["model_mean"] / s["task_sensitivity"] if s["task_sensitivity"] else None
         body.append([name, str(s["n"]), f"{s['size']}/{s['encoding']}", str(s["seeds"]),
                      f"{s['test_accuracy']:.3f}", f"{s['agreement']:.3f}",
@@ -246,13 +249,11 @@ def plot(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
 
     summary = summarize(rows)
     fig, ax = plt.subplots(figsize=(5.6, 4.6))
-    tasks_seen = sorted({s["task"] + (f"[{_params_text(s['params'])}]" if s["params"] else "")
-                         for s in summary})
+    tasks_seen = sorted({_name(s) for s in summary})
     cmap = plt.get_cmap("tab20")
     top = 1.0
     for i, name in enumerate(tasks_seen):
-        pts = [s for s in summary if s["task"] + (f"[{_params_text(s['params'])}]"
-                                                  if s["params"] else "") == name]
+        pts = [s for s in summary if _name(s) == name]
         xs = [s["task_sensitivity"] for s in pts]
         ys = [s["model_mean"] for s in pts]
         top = max(top, *xs, *ys)
