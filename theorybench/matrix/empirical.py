@@ -115,6 +115,21 @@ def cell_name(spec: dict[str, Any]) -> str:
     return f"{task}[{','.join(f'{k}={v}' for k, v in extra.items())}]"
 
 
+def row_name(task: str) -> str:
+    """A task written in the command syntax (``khop:k=2``, as predictions name variants)
+    -> its row name (``khop[k=2]``, :func:`cell_name`), so that predictions and runs of one
+    variant meet in one row; a name that does not parse is kept as it is."""
+    if ":" not in task:
+        return task
+    try:
+        from ..tasks import parse_task
+
+        family, params = parse_task(task)
+    except Exception:  # not a task this version knows: leave the row as named
+        return task
+    return cell_name({"task": family, "params": params})
+
+
 def config_name(spec: dict[str, Any]) -> str:
     model = spec.get("model", {})
     return f"{model.get('size', '?')}/{model.get('encoding', '?')}"

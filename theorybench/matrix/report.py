@@ -17,7 +17,8 @@ from typing import Any, Iterable, Mapping, Sequence
 from . import claim_links
 from .agreement import AgreementRow, agreement, best_theory, hard_vs_easy_precision
 from ..errors import ConfigError
-from .empirical import INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells
+from .empirical import (INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells,
+                        row_name)
 from .tables import LEGEND, Table, agreement_table, empirical_table, prediction_table
 
 FORMATS = {"md": "md", "csv": "csv", "json": "json", "latex": "tex"}
@@ -101,7 +102,8 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     compiled transformers (:mod:`.constructions_table`, about 10 s once per process);
     ``model_sensitivity`` (rows of :func:`.model_sensitivity.measure`) the table of trained
     models' average sensitivity."""
-    preds = [dict(p) for p in predictions]
+    # variants are named "khop:k=2" by predict and "khop[k=2]" by the runs: one row each
+    preds = [dict(p, task=row_name(p["task"])) for p in predictions]
     records = list(records)
     theory_names = list(dict.fromkeys(p["theory"] for p in preds))
     from ..tasks import families
