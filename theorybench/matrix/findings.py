@@ -122,8 +122,8 @@ FINDINGS = (
      "a GPU run of the paper profile)"),
     ("RoPE length-generalizes on 1-hop induction",
      lambda emp, pooled: _length("khop", "rope")(emp),
-     "a budget in which 1-hop is learned at the training lengths first (a larger model "
-     "or more steps, e.g. on a GPU)"),
+     "more seeds, longer training and the study's larger models (the paper profile on a "
+     "GPU)"),
     ("Hard predictions are more precise than Easy ones",
      lambda emp, pooled: _precision(pooled),
      "more task variants and n, so that each line has more decided cells"),
