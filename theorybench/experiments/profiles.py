@@ -5,9 +5,9 @@ profile's tasks and sizes, :func:`expand` the run specs of one line. Expected ti
 measured on the development machine (2 shared CPU cores, torch 2.13 CPU, 1-2 threads per run)
 where the text says "measured", and extrapolated from measured step times otherwise.
 
-smoke  - in-distribution: EVERY registered family (18) at its first train_ns entry (n = 8;
+smoke  - in-distribution: EVERY registered family (19) at its first train_ns entry (n = 8;
          majority 7, binary_add 4), and any, all, majority, parity, index also at their
-         second (16; majority 15): 23 runs. Length generalization: any, majority, parity,
+         second (16; majority 15): 24 runs. Length generalization: any, majority, parity,
          index, dyck x (nope, alibi, learned_offsets), train lengths <= 32, bins <=32, 33-64,
          65-128, 129-256: 15 runs. Small model (2 layers, width 64) with RoPE for
          in-distribution (learned absolute positions learn index only after a long,
@@ -40,7 +40,8 @@ quick  - the profile that can show the study's findings on a laptop (2 CPU cores
          Model size. The in-distribution line uses the SMALL model (2 layers, width 64,
          RoPE), not the base one: measured on the development machine (one torch thread per
          run), a base-model step at batch 64 takes 161 ms at length 9, 291 ms at 17 and
-         565 ms at 33, against 12, 19 and 38 ms for the small model, so 198 base runs of even 300 steps would take about 2.6 hours on 2 cores.
+         565 ms at 33, against 12, 19 and 38 ms for the small model, so 198 base runs of
+         even 300 steps would take about 2.6 hours on 2 cores.
          Budgets, from the learning curves of ``python benchmarks/bench_quick_budget.py``
          (small model, lr 2e-3, cap 2000 steps, evaluation every 100 steps on 512 fresh
          instances; 2026-12-04): majority (15, 31), index (16, 32), khop k=1 and dyck k=1
