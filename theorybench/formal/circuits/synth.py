@@ -1,10 +1,16 @@
 """Exact circuit synthesis with z3: the smallest circuit of depth <= d computing a function.
 
 Model (the AC0/TC0 size convention of :mod:`.ir`): gates g_1..g_s of unbounded fan-in;
-each reads any set of literals - an input or its negation, an earlier gate or its
-negation (NOT is free) - and is AND or OR (basis ``ac0``) or also THR_k, "at least k of
-its inputs" (basis ``tc0``; MAJ is THR with k = floor(m/2)+1). The output is g_s, possibly
-negated. Depth = the longest chain of gates. A size-0 "circuit" is a constant or a literal.
+each reads literals - an input or its negation, an earlier gate or its negation (NOT is
+free) - and is AND or OR (basis ``ac0``) or also THR_k, "at least k of its inputs"
+(basis ``tc0``; MAJ is THR with k = floor(m/2)+1). A THR gate may read a literal several
+times, as the IR allows (``thr(k, a, a, b)``): its inputs are a multiset, i.e. positive
+integer weights on literals, so the tc0 model is threshold gates with arbitrary integer
+weights. (An earlier encoding allowed each literal once; z3 then reported XOR at depth 2
+as impossible with 2 gates and found a 3-gate circuit with two equal gates that the IR
+merged into the 2-gate circuit THR_3(x0, x1, not g, not g) - an UNSAT certificate false in
+the IR's own model.) The output is g_s, possibly negated. Depth = the longest chain of
+gates. A size-0 "circuit" is a constant or a literal.
 
 ``synthesize`` tries s = 0, 1, 2, ... up to ``max_size``. Every gate except the output must
 feed a later gate, which loses nothing: removing unused gates from a circuit keeps its
@@ -83,6 +89,8 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
     solver.set("timeout", max(1, int(timeout_ms)))
     nsrc = lambda j: 2 * n + 2 * j  # literal sources available to gate j  # noqa: E731
     use = [[z3.Bool(f"u_{j}_{a}") for a in range(nsrc(j))] for j in range(s)]
+    # multiplicity of each literal in a THR gate (1 wherever AND/OR use it)
+    mult = [[z3.Int(f"m_{j}_{a}") for a in range(nsrc(j))] for j in range(s)]
     is_and = [z3.Bool(f"and_{j}") for j in range(s)]
     is_thr = [z3.Bool(f"thr_{j}") for j in range(s)]
     k = [z3.Int(f"k_{j}") for j in range(s)]
@@ -96,8 +104,11 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
             solver.add(z3.Not(is_thr[j]))
         else:
             solver.add(z3.Implies(is_thr[j], z3.Not(is_and[j])))
-            count_used = z3.Sum([z3.If(u, 1, 0) for u in use[j]])
-            solver.add(z3.Implies(is_thr[j], z3.And(k[j] >= 1, k[j] <= count_used)))
+            for u, m_ in zip(use[j], mult[j]):
+                solver.add(z3.If(u, m_ >= 1, m_ == 0))
+                solver.add(z3.Implies(z3.Not(is_thr[j]), z3.Implies(u, m_ == 1)))
+            weight = z3.Sum(mult[j])
+            solver.add(z3.Implies(is_thr[j], z3.And(k[j] >= 1, k[j] <= weight)))
         for jj in range(j):
             for a in (2 * n + 2 * jj, 2 * n + 2 * jj + 1):
                 solver.add(z3.Implies(use[j][a], lev[j] >= lev[jj] + 1))
@@ -116,7 +127,7 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
             disj = z3.Or([z3.And(u, lit) for u, lit in zip(use[j], lits)])
             gate = z3.If(is_and[j], conj, disj)
             if basis == "tc0":
-                cnt = z3.Sum([z3.If(z3.And(u, lit), 1, 0) for u, lit in zip(use[j], lits)])
+                cnt = z3.Sum([z3.If(lit, m_, 0) for m_, lit in zip(mult[j], lits)])
                 gate = z3.If(is_thr[j], cnt >= k[j], gate)
             solver.add(val[j][t] == gate)
     for t in range(r):
@@ -135,11 +146,13 @@ def _solve_size(rows, target, s, depth, basis, timeout_ms, names):
     nodes: list[int] = []
     for j in range(s):
         lits = []
+        thr = basis == "tc0" and z3.is_true(m.eval(is_thr[j], model_completion=True))
         for a in range(nsrc(j)):
             if z3.is_true(m.eval(use[j][a], model_completion=True)):
                 base = c.input(a // 2) if a < 2 * n else nodes[(a - 2 * n) // 2]
-                lits.append(base if a % 2 == 0 else c.not_(base))
-        if z3.is_true(m.eval(is_thr[j], model_completion=True)):
+                times = m.eval(mult[j][a], model_completion=True).as_long() if thr else 1
+                lits += [base if a % 2 == 0 else c.not_(base)] * times
+        if thr:
             kk = m.eval(k[j], model_completion=True).as_long()
             nodes.append(c.thr(kk, *lits))
         elif z3.is_true(m.eval(is_and[j], model_completion=True)):
