@@ -203,14 +203,10 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
     it; ``llm_models`` is its model file (default: the packaged one)."""
     from ..errors import ConfigError
     from ..experiments.profiles import get_profile
-    from ..experiments.sweep import run_sweep
-
-    from ..experiments.sweep import check_writable_dir
+    from ..experiments.sweep import check_writable_dir, run_sweep
 
     prof = get_profile(profile)
     check_paths(out, db)
-    checkpoints = Path(checkpoints) if checkpoints else Path(out) / "checkpoints"
-    check_writable_dir(checkpoints, "--checkpoints", create=True)
     with_llm, why = False, ""
     if llm is not False:
         if prof.llm_tasks is not None and not prof.llm_tasks:
@@ -219,6 +215,8 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
             with_llm, why = llm_available(llm_models)
         if llm and not with_llm:
             raise ConfigError(f"the llm line cannot run: {why}")
+    checkpoints = Path(checkpoints) if checkpoints else Path(out) / "checkpoints"
+    check_writable_dir(checkpoints, "--checkpoints", create=True)
     steps = 4 if with_llm else 3
     t0 = time.time()
     log(f"[1/{steps}] deriving predictions (max exact n = {max_n})")
