@@ -7,7 +7,7 @@ from theorybench.matrix.findings import (NOT_REPRODUCED, NOT_TESTED, PARTLY, REP
                                          findings)
 from theorybench.matrix.report import build_report
 
-from .conftest import Rec, ind, lg
+from .conftest import ind, lg
 
 
 def kh(k, n, acc, seed=0):
@@ -79,7 +79,6 @@ def test_findings_table_in_the_report():
     assert [r[0] for r in t.rows][0].startswith("Parity") and len(t.rows) == 5
     assert "thresholds" in t.caption
     assert "findings" not in build_report([], [], constructions=False).tables
-    assert isinstance(Rec, type)
 
 
 def test_variant_predictions_meet_their_runs_in_one_row():
