@@ -76,3 +76,69 @@ def test_chance_accuracy_best_constant():
 def test_sizes_in_range_respects_validity():
     assert sizes_in_range("majority", {}, 1, 9) == [1, 3, 5, 7, 9]
     assert sizes_in_range("parity", {}, 33, 40) == list(range(33, 41))
+
+
+def _parity_rows_ok(d, b):
+    """Every row of a parity batch: label = parity of its real bits, read at its end."""
+    lengths = []
+    for row, tgt in zip(b.inputs.numpy(), b.targets.numpy()):
+        real = row[row != 0]
+        bits = [int(d.vocab[t]) for t in real]
+        assert (tgt != IGNORE).sum() == 1
+        assert d.label_vocab[tgt[len(real) - 1]] == str(sum(bits) % 2)
+        lengths.append(len(real))
+    return lengths
+
+
+def test_stream_rows_are_fresh_correct_and_trimmed():
+    d = TaskData("parity", {}, [2, 5, 9])
+    stream = d.stream(np.random.default_rng(3), 16, block=5)  # refills inside most batches
+    seen = set()
+    for _ in range(40):
+        b = stream()
+        assert len(b) == 16
+        lengths = _parity_rows_ok(d, b)
+        assert b.inputs.shape[1] == max(lengths)          # no all-padding column kept
+        assert lengths == sorted(lengths)                 # grouped by n, as sample() does
+        seen.update(lengths)
+    assert seen == {2, 5, 9}
+
+
+def test_stream_same_seed_same_batches():
+    d = TaskData("majority", {}, [3, 7, 11])
+    a = d.stream(np.random.default_rng(7), 8, block=4)
+    b = d.stream(np.random.default_rng(7), 8, block=4)
+    for _ in range(10):
+        x, y = a(), b()
+        assert torch.equal(x.inputs, y.inputs) and torch.equal(x.targets, y.targets)
+
+
+def test_stream_sizes_are_uniform():
+    d = TaskData("parity", {}, [2, 3, 4, 5])
+    stream = d.stream(np.random.default_rng(0), 64)
+    counts = np.zeros(6)
+    for _ in range(50):
+        lengths = (stream().inputs != 0).sum(1).numpy()
+        counts += np.bincount(lengths, minlength=6)
+    share = counts[2:] / counts.sum()
+    assert np.abs(share - 0.25).max() < 0.03   # 3200 rows: s.e. of a share ~0.008
+
+
+@pytest.mark.skipif("khop" not in families(), reason="khop not registered yet")
+def test_trim_keeps_every_scored_position():
+    from theorybench.experiments.data import trim, used_widths
+    d = TaskData("khop", {}, [6, 12])
+    b = d.sample(np.random.default_rng(2), 32, [6])
+    wide = d.sample(np.random.default_rng(2), 32, [12])
+    padded = type(b)(torch.nn.functional.pad(b.inputs, (0, 9)),
+                     torch.nn.functional.pad(b.targets, (0, 9), value=IGNORE))
+    t = trim(padded)
+    assert torch.equal(t.inputs, b.inputs) and torch.equal(t.targets, b.targets)
+    assert int(used_widths(wide).min()) == wide.inputs.shape[1]
+
+
+def test_stream_never_repeats_an_instance():
+    d = TaskData("parity", {}, [30, 40])   # 2^30+ inputs: a repeat would be the stream's fault
+    stream = d.stream(np.random.default_rng(4), 24, block=7)
+    rows = [tuple(r) for _ in range(60) for r in stream().inputs.numpy()]
+    assert len(rows) == 60 * 24 and len(set(rows)) == len(rows)

@@ -127,3 +127,22 @@ def test_time_split_accounts_for_the_whole_run():
     assert abs(parts - split["total"]) < 1e-3 and split["step"] > 0 and split["eval"] > 0
     assert 0 < split["outside_fraction"] < 1
     assert abs(split["outside_fraction"] - (1 - split["step"] / split["total"])) < 1e-3
+
+
+@pytest.mark.parametrize("family,ns", [("parity", [3, 9, 20, 40]), ("khop", [8, 24])])
+def test_trimmed_chunked_evaluation_equals_one_padded_pass(family, ns):
+    """evaluate() cuts chunks to their longest row and pools counts over chunks; a causal
+    model must give the same accuracy as one forward pass over the whole padded batch."""
+    from theorybench.experiments.data import accuracy
+    from theorybench.experiments.trainer import evaluate
+    d = TaskData(family, {}, ns)
+    b = d.sample(np.random.default_rng(5), 300)
+    g = torch.Generator().manual_seed(1)
+    m = Transformer(ModelConfig(vocab_size=len(d.vocab), num_labels=len(d.label_vocab),
+                                layers=2, width=32, heads=2, encoding="rope",
+                                max_positions=64), generator=g).eval()
+    with torch.no_grad():
+        whole = accuracy(m(b.inputs), b.targets, d.output)
+    # a small budget forces many chunks of different widths
+    assert evaluate(m, b, d.output, torch.device("cpu"), tokens=200) == pytest.approx(whole, abs=1e-12)
+    assert evaluate(m, b, d.output, torch.device("cpu")) == pytest.approx(whole, abs=1e-12)

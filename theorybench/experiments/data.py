@@ -133,10 +133,16 @@ class TaskData:
             groups = {int(n): int((picks == n).sum()) for n in ns}
         parts = [self._group(rng, n, c) for n, c in groups.items() if c]
         width = max(p[0].shape[1] for p in parts)
-        inputs = np.concatenate([np.pad(p[0], ((0, 0), (0, width - p[0].shape[1]))) for p in parts])
-        targets = np.concatenate([np.pad(p[1], ((0, 0), (0, width - p[1].shape[1])),
-                                         constant_values=IGNORE) for p in parts])
+        inputs = np.concatenate([_pad(p[0], width, 0) for p in parts])
+        targets = np.concatenate([_pad(p[1], width, IGNORE) for p in parts])
         return TorchBatch(torch.from_numpy(inputs), torch.from_numpy(targets))
+
+    def stream(self, rng: np.random.Generator, count: int,
+               ns: Sequence[int] | None = None, block: int = 256) -> "MixedStream":
+        """Training batches of ``count`` rows with each row's n uniform over ``ns``, as
+        :meth:`sample` gives, but drawn from per-n buffers of ``block`` instances: one
+        ``task.sample`` call per n every ``block`` rows instead of one per n per batch."""
+        return MixedStream(self, rng, count, self.ns if ns is None else ns, block)
 
     def _group(self, rng, n, count):
         task = self.tasks[n]
@@ -182,14 +188,116 @@ class TaskData:
         return max(self.sequence_length(n) for n in self.ns)
 
 
-def accuracy(logits: torch.Tensor, targets: torch.Tensor, output: str) -> float:
-    """Accuracy as defined in the module docstring (exact match for ``answer``)."""
+class MixedStream:
+    """Mixed-size batches from per-n buffers (see :meth:`TaskData.stream`).
+
+    The buffers are slabs of one padded array (``block`` rows per n), so a batch is one
+    gather, whatever the number of sizes. A slab is refilled with fresh instances when it
+    runs short (its unused rows are kept in front), so no instance is used twice; a
+    batch's rows are grouped by n in increasing order, as in :meth:`TaskData.sample`."""
+
+    def __init__(self, data: TaskData, rng: np.random.Generator, count: int,
+                 ns: Sequence[int], block: int):
+        if count < 1 or block < 1:
+            raise ConfigError(f"a batch stream needs count >= 1 and block >= 1, got {count}, {block}")
+        self.data, self.rng, self.count, self.block = data, rng, count, block
+        self.ns = np.array(sorted(int(n) for n in ns))
+        self.width = max(data.sequence_length(int(n)) for n in self.ns)
+        self.inputs = np.zeros((0, self.width), dtype=np.int64)
+        self.targets = np.zeros((0, self.width), dtype=np.int64)
+        self.slab = 0                                   # rows per n in the arrays
+        self.used = np.zeros(len(self.ns), dtype=np.int64)  # rows of each slab consumed
+
+    def _grow(self, rows: int) -> None:
+        """Refill every slab that has fewer than ``rows`` unused instances."""
+        left = self.slab - self.used
+        need = np.nonzero(left < rows)[0]
+        slab = max(self.slab, rows + self.block)
+        if slab > self.slab:  # widen every slab, keeping each one's rows in front
+            shape = (len(self.ns) * slab, self.width)
+            inputs, targets = np.zeros(shape, dtype=np.int64), np.full(shape, IGNORE, dtype=np.int64)
+            for i in range(len(self.ns)):
+                src = slice(i * self.slab, (i + 1) * self.slab)
+                inputs[i * slab:i * slab + self.slab] = self.inputs[src]
+                targets[i * slab:i * slab + self.slab] = self.targets[src]
+            self.inputs, self.targets, self.slab = inputs, targets, slab
+        for i in need:
+            base, keep = i * self.slab, int(left[i])
+            old = slice(base + int(self.used[i]), base + self.slab)
+            self.inputs[base:base + keep] = self.inputs[old][:keep]
+            self.targets[base:base + keep] = self.targets[old][:keep]
+            tok, tgt = self.data._group(self.rng, int(self.ns[i]), self.slab - keep)
+            if tok.shape[1] > self.width:  # a longer instance than sequence_length's probe saw
+                extra = tok.shape[1] - self.width
+                self.inputs = np.pad(self.inputs, ((0, 0), (0, extra)))
+                self.targets = np.pad(self.targets, ((0, 0), (0, extra)), constant_values=IGNORE)
+                self.width = tok.shape[1]
+            rows = slice(base + keep, base + self.slab)
+            self.inputs[rows] = 0
+            self.targets[rows] = IGNORE
+            self.inputs[rows, :tok.shape[1]] = tok
+            self.targets[rows, :tgt.shape[1]] = tgt
+            self.used[i] = 0
+
+    def take(self, count: int) -> TorchBatch:
+        """``count`` fresh instances, each row's n uniform over the stream's sizes."""
+        if len(self.ns) == 1:
+            counts = np.array([count])
+        else:
+            counts = np.bincount(np.searchsorted(self.ns, self.rng.choice(self.ns, size=count)),
+                                 minlength=len(self.ns))
+        if (self.slab - self.used < counts).any():
+            self._grow(int(counts.max()))
+        first = np.arange(len(self.ns)) * self.slab + self.used
+        offsets = np.cumsum(counts) - counts
+        index = np.repeat(first - offsets, counts) + np.arange(count)
+        self.used += counts
+        return trim(TorchBatch(torch.from_numpy(self.inputs[index]),
+                               torch.from_numpy(self.targets[index])))
+
+    def __call__(self, step: int | None = None) -> TorchBatch:
+        return self.take(self.count)
+
+
+def _pad(a: np.ndarray, width: int, value: int) -> np.ndarray:
+    return a if a.shape[1] == width else np.pad(a, ((0, 0), (0, width - a.shape[1])),
+                                                constant_values=value)
+
+
+def scored_counts(logits: torch.Tensor, targets: torch.Tensor, output: str) -> tuple[int, int]:
+    """(right, scored) - the numerator and denominator of :func:`accuracy`, so that chunks
+    of one batch pool into the accuracy of the whole batch."""
     scored = targets != IGNORE
     right = (logits.argmax(-1) == targets) & scored
     if output == "answer":
         rows = scored.any(1)
-        return float(((right | ~scored).all(1) & rows).sum() / rows.sum().clamp(min=1))
-    return float(right.sum() / scored.sum().clamp(min=1))
+        return int(((right | ~scored).all(1) & rows).sum()), int(rows.sum())
+    return int(right.sum()), int(scored.sum())
+
+
+def accuracy(logits: torch.Tensor, targets: torch.Tensor, output: str) -> float:
+    """Accuracy as defined in the module docstring (exact match for ``answer``)."""
+    right, scored = scored_counts(logits, targets, output)
+    return right / max(1, scored)
+
+
+def used_widths(batch: TorchBatch) -> torch.Tensor:
+    """Per row, the length of its prefix that holds a real token or a scored position
+    (trailing columns beyond it are padding the model need not read)."""
+    used = (batch.inputs != 0) | (batch.targets != IGNORE)
+    width = used.shape[1] - used.flip(1).to(torch.int8).argmax(1)
+    return torch.where(used.any(1), width, torch.ones_like(width))
+
+
+def trim(batch: TorchBatch) -> TorchBatch:
+    """``batch`` without its trailing all-padding columns (exact for causal models: a
+    position never reads later ones)."""
+    if not len(batch):
+        return batch
+    width = int(used_widths(batch).max())
+    if width == batch.inputs.shape[1]:
+        return batch
+    return TorchBatch(batch.inputs[:, :width], batch.targets[:, :width])
 
 
 def chance_accuracy(batch: TorchBatch, output: str, num_labels: int) -> float:

@@ -55,7 +55,7 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
     model = build_model(spec, data, max_pos, gen)
     cfg = spec.training
 
-    result = train(model, lambda step: data.sample(train_rng, cfg.batch_size, train_ns),
+    result = train(model, data.stream(train_rng, cfg.batch_size, train_ns),
                    lambda count: data.sample(test_rng, count, train_ns), data.output, cfg, gen,
                    device=device, progress=progress, label=f"{spec.task} <= {spec.train_max_len}")
     dev = pick_device(device)

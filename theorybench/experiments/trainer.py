@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ConfigError
-from .data import IGNORE, TorchBatch, accuracy
+from .data import IGNORE, TorchBatch, scored_counts, used_widths
 
 
 class RunFailed(Exception):
@@ -112,19 +112,33 @@ def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
                            ignore_index=IGNORE)
 
 
+#: Tokens per evaluation chunk (rows x padded width): bounds memory at long lengths while
+#: keeping short inputs in a few large forward passes.
+EVAL_TOKENS = 16384
+
+
 @torch.no_grad()
 def evaluate(model, batch: TorchBatch, output: str, device, generator=None,
-             chunk: int = 256) -> float:
-    """Accuracy of ``model`` on ``batch`` (in chunks; weighted as one batch)."""
+             tokens: int = EVAL_TOKENS) -> float:
+    """Accuracy of ``model`` on ``batch``, pooled over chunks of consecutive rows; each
+    chunk is cut to its longest row (batches of mixed lengths come grouped by n, so a
+    chunk's padding is small), which a causal model reads exactly as the padded rows."""
     model.eval()
-    total = 0.0
-    for start in range(0, len(batch), chunk):
-        part = batch.select(slice(start, start + chunk))
+    widths = used_widths(batch)
+    right = scored = start = 0
+    while start < len(batch):
+        rows = max(1, tokens // int(widths[start]))
+        # a chunk must fit the token budget at its own widest row
+        while rows > 1 and int(widths[start:start + rows].max()) * rows > tokens:
+            rows //= 2
+        part = batch.select(slice(start, start + rows))
+        width = int(widths[start:start + rows].max())
         with autocast(device):
-            logits = model(part.inputs.to(device), generator=generator)
-        total += accuracy(logits.float(), part.targets.to(device), output) * len(part)
+            logits = model(part.inputs[:, :width].to(device), generator=generator)
+        r, s = scored_counts(logits.float(), part.targets[:, :width].to(device), output)
+        right, scored, start = right + r, scored + s, start + rows
     model.train()
-    return total / max(1, len(batch))
+    return right / max(1, scored)
 
 
 def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[int], TorchBatch],
