@@ -210,17 +210,22 @@ class MixedStream:
 
     def _grow(self, rows: int) -> None:
         """Refill every slab that has fewer than ``rows`` unused instances."""
-        left = self.slab - self.used
-        need = np.nonzero(left < rows)[0]
-        slab = max(self.slab, rows + self.block)
-        if slab > self.slab:  # widen every slab, keeping each one's rows in front
+        slab = max(self.slab, rows + self.block, self.count + self.block)
+        if slab > self.slab:
+            # new slabs: every slab is refilled (a slab's unused rows kept in front), so no
+            # row of the larger slab is left empty
             shape = (len(self.ns) * slab, self.width)
             inputs, targets = np.zeros(shape, dtype=np.int64), np.full(shape, IGNORE, dtype=np.int64)
             for i in range(len(self.ns)):
                 src = slice(i * self.slab, (i + 1) * self.slab)
                 inputs[i * slab:i * slab + self.slab] = self.inputs[src]
                 targets[i * slab:i * slab + self.slab] = self.targets[src]
-            self.inputs, self.targets, self.slab = inputs, targets, slab
+            self.inputs, self.targets = inputs, targets
+            left, self.slab = self.slab - self.used, slab
+            need = np.arange(len(self.ns))
+        else:
+            left = self.slab - self.used
+            need = np.nonzero(left < rows)[0]
         for i in need:
             base, keep = i * self.slab, int(left[i])
             old = slice(base + int(self.used[i]), base + self.slab)
