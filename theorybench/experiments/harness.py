@@ -24,18 +24,8 @@ def generators(seed: int) -> tuple[np.random.Generator, np.random.Generator, tor
 
 
 def deterministic() -> None:
-    """Same seed, same metrics on CPU: deterministic kernels only.
-
-    ``torch.use_deterministic_algorithms`` also imports torch._inductor only to set its
-    flag (1-1.5 s in every fresh worker process, measured); nothing here is compiled, so the
-    ATen switch alone is set when torch exposes it."""
-    if torch.are_deterministic_algorithms_enabled():
-        return
-    setter = getattr(torch._C, "_set_deterministic_algorithms", None)
-    if setter is None:
-        torch.use_deterministic_algorithms(True, warn_only=True)
-    else:
-        setter(True, warn_only=True)
+    """Same seed, same metrics on CPU: deterministic kernels only."""
+    torch.use_deterministic_algorithms(True, warn_only=True)
 
 
 def check_positions(spec: RunSpec, needed: int) -> int:
