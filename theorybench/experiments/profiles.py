@@ -27,6 +27,11 @@ smoke  - in-distribution: EVERY registered family (19) at its first train_ns ent
          reach_directed, reach_undirected. Length generalization: any generalizes with all
          three encodings, majority with learned_offsets; parity, index (not learned at
          train lengths in 400 steps) and dyck do not.
+         Measured again 2026-12-04 on a clean clone (the auto executor, 2 workers): verify
+         260 s (predictions 30 s, in-distribution 46 s, length generalization 72 s, llm 92 s,
+         report 17 s); time outside forward/backward 11 % (in-distribution) and 20 %
+         (length generalization; 33 % before its batches came from per-n buffers and its
+         evaluation cut padding).
 quick  - the profile that can show the study's findings on a laptop (2 CPU cores, under an
          hour for both trained lines). In distribution: every family (19), with the studied
          variants khop k = 1, 2, 3 and dyck k = 1, 2 (22 task variants), at the first three
@@ -147,8 +152,9 @@ PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         name="smoke", description="every task at its smallest n, small model; length "
         "generalization on 5 tasks x 3 encodings",
-        expected_time="about 4 minutes for both lines and the report on 2 shared CPU cores "
-                      "(measured: `theorybench verify --profile smoke` 4 min 11 s)",
+        expected_time="about 3 minutes for both lines and the report on 2 CPU cores "
+                      "(measured on a clean clone, 2026-12-04: `theorybench verify --profile "
+                      "smoke` 260 s with the llm line; 160-173 s with --no-llm)",
         in_tasks=None, lg_tasks=("any", "majority", "parity", "index", "dyck"),
         ns={"any": (8, 16), "all": (8, 16), "majority": (7, 15), "parity": (8, 16),
             "index": (8, 16)},
