@@ -140,8 +140,9 @@ class TaskData:
     def stream(self, rng: np.random.Generator, count: int,
                ns: Sequence[int] | None = None, block: int = 256) -> "MixedStream":
         """Training batches of ``count`` rows with each row's n uniform over ``ns``, as
-        :meth:`sample` gives, but drawn from per-n buffers of ``block`` instances: one
-        ``task.sample`` call per n every ``block`` rows instead of one per n per batch."""
+        :meth:`sample` gives, but drawn from per-n buffers (``count + block`` instances
+        each): one ``task.sample`` call per n about every ``block`` rows of that n, instead
+        of one per n per batch."""
         return MixedStream(self, rng, count, self.ns if ns is None else ns, block)
 
     def _group(self, rng, n, count):
@@ -191,7 +192,7 @@ class TaskData:
 class MixedStream:
     """Mixed-size batches from per-n buffers (see :meth:`TaskData.stream`).
 
-    The buffers are slabs of one padded array (``block`` rows per n), so a batch is one
+    The buffers are slabs of one padded array (``count + block`` rows per n), so a batch is one
     gather, whatever the number of sizes. A slab is refilled with fresh instances when it
     runs short (its unused rows are kept in front), so no instance is used twice; a
     batch's rows are grouped by n in increasing order, as in :meth:`TaskData.sample`."""
