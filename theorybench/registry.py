@@ -53,7 +53,8 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 
 class _Lazy:
     """The modules whose import fills a registry, imported once on first use. ``modules``
-    is a sequence of absolute module names, or a callable returning one (a package scan)."""
+    is a sequence of absolute module names, or a callable returning one (a package scan);
+    the callable may also fill the registry itself (program files) and return nothing."""
 
     def __init__(self, modules: Iterable[str] | Callable[[], Iterable[str]]):
         self._modules = modules if callable(modules) else tuple(modules)
@@ -273,12 +274,12 @@ class Library(Generic[T]):
 
 
 #: Every library by kind, so that `theorybench tasks --coverage` and the family check find
-#: them without knowing the theory models (filled by :func:`library`).
+#: them without knowing the theory models (filled by :func:`artifact_library`).
 LIBRARIES: Registry[Library] = Registry("artifact library", plural="artifact libraries")
 
 
-def library(kind: str, modules: Iterable[str] | Callable[[], Iterable[str]] = (),
-            column: str | None = None) -> Library:
+def artifact_library(kind: str, modules: Iterable[str] | Callable[[], Iterable[str]] = (),
+                     column: str | None = None) -> Library:
     """A new :class:`Library`, listed in :data:`LIBRARIES` under ``column`` (default
     ``kind``), the name of its column in the coverage table."""
     lib: Library = Library(kind, modules)
@@ -286,5 +287,5 @@ def library(kind: str, modules: Iterable[str] | Callable[[], Iterable[str]] = ()
     return lib
 
 
-__all__ = ["Registry", "Library", "Entry", "LIBRARIES", "library", "family_of", "origin_of",
+__all__ = ["Registry", "Library", "Entry", "LIBRARIES", "artifact_library", "family_of", "origin_of",
            "did_you_mean", "BUILTIN"]

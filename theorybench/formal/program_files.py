@@ -12,7 +12,8 @@ import os
 import stat
 from importlib import resources
 from pathlib import Path
-from typing import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
 
 from ..errors import ProgramError, ProgramProblem
 
@@ -60,6 +61,28 @@ def library_texts(package: str, suffix: str) -> dict[str, str]:
     root = resources.files(package) / "library"
     return {f.name[:-len(suffix)]: f.read_text(encoding="utf-8")
             for f in sorted(root.iterdir(), key=lambda f: f.name) if f.name.endswith(suffix)}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A program generated from the task instance (e.g. for any hidden set S), an artifact of
+    a program library beside the shipped files: ``instantiate(task)`` builds it and
+    ``name_for(task)`` names it (the library files answer the same two calls)."""
+
+    name: str
+    make: Callable[[Any], Any]
+    label: Callable[[Any], str] | None = None
+    description: str = ""
+
+    @property
+    def source(self) -> str:
+        return f"generated:{self.name}"
+
+    def instantiate(self, task) -> Any:
+        return self.make(task)
+
+    def name_for(self, task) -> str:
+        return self.label(task) if self.label is not None else self.name
 
 
 def resolve(name_or_path: str, library: Mapping[str, object], command: str

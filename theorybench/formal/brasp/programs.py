@@ -9,8 +9,9 @@ A program that uses position comparisons (or ``tokpos``) is B-RASP[pos]; the oth
 plain B-RASP.  Families whose programs depend on a parameter have a recipe here
 (:func:`sparse_program`, :func:`index_program`, :func:`khop_program`); the shipped files
 are those recipes at the default parameters (a test keeps them identical).
-:func:`for_task` returns the program for a task instance (or None), preferring plain
-B-RASP unless ``positional`` asks for the [pos] variant.
+:data:`PROGRAMS` is the per-task library (:mod:`theorybench.registry`) of the recipes and
+the shipped files; :func:`for_task` returns the first of its programs for a task instance
+(or None), preferring plain B-RASP unless ``positional`` asks for the [pos] variant.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import functools
 import re
 from dataclasses import dataclass
 
+from ...registry import BUILTIN, artifact_library
 from . import ast as A
 from . import dsl as B
-from ..program_files import library_texts, load_text, resolve
+from ..program_files import Recipe, library_texts, load_text, resolve
 from .parser import parse, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires)\s*:(.*)$")
@@ -42,6 +44,16 @@ class LibraryProgram:
     @property
     def positional(self) -> bool:
         return A.uses_positions(self.program)
+
+    @property
+    def source(self) -> str:
+        return f"library:{self.name}"
+
+    def name_for(self, task) -> str:
+        return self.name
+
+    def instantiate(self, task) -> A.Program:
+        return self.program
 
     def applies_to(self, task) -> bool:
         return task.name == self.family and all(
@@ -150,27 +162,53 @@ def khop_program(k: int, alphabet=("a", "b", "c", "d"), none: str = "_") -> A.Pr
     return A.Program(prog.stmts, None, prog.alphabet, (), classes, none)
 
 
+def _fill() -> tuple[str, ...]:
+    """The shipped files, each for the family its ``// family:`` header names (after the
+    recipes, which are registered below when this module is imported)."""
+    for entry in library().values():
+        PROGRAMS.add(entry, entry.family, when=entry.applies_to, origin=BUILTIN)
+    return ()
+
+
+#: B-RASP programs per task family: each artifact answers ``instantiate(task)`` (the
+#: program) and ``name_for(task)``.
+PROGRAMS = artifact_library("B-RASP program", _fill, column="B-RASP")
+
+_SPARSE = ("sparse_all", "sparse_any", "sparse_parity")
+_INDEX = ("index", "index_all", "index_any", "index_parity")
+
+
+def _support(task) -> tuple[int, ...]:
+    return tuple(int(p) + 1 for p in sorted(task.support))
+
+
+def _sparse_recipe(positional: bool) -> Recipe:
+    suffix = "_pos" if positional else ""
+    return Recipe(f"sparse_program{suffix}",
+                  lambda t: sparse_program(t.name.split("_", 1)[1], _support(t), positional),
+                  lambda t: f"{t.name}{suffix} (recipe, S={list(_support(t))})")
+
+
+def _index_op(task) -> tuple[str, int]:
+    if task.name == "index":
+        return "all", 1
+    return task.name.split("_", 1)[-1], int(task.values.get("k", 1))
+
+
+for _recipe in (_sparse_recipe(False), _sparse_recipe(True)):
+    PROGRAMS.add(_recipe, *_SPARSE, origin=BUILTIN)
+PROGRAMS.add(Recipe("index_program", lambda t: index_program(*_index_op(t)),
+                    lambda t: f"{t.name}_pos (recipe, k={t.values.get('k', 1)})"),
+             *_INDEX, when=lambda t: t.values.get("mode", "tokens") == "tokens", origin=BUILTIN)
+PROGRAMS.add(Recipe("khop_program", lambda t: khop_program(int(t.values["k"]), t.vocab),
+                    lambda t: f"khop (recipe, k={t.values['k']})"), "khop", origin=BUILTIN)
+
+
 def for_task(task, positional: bool) -> tuple[str, A.Program] | None:
     """(name, program) deciding ``task``'s main decision function, or None.  With
     ``positional=False`` only plain B-RASP programs qualify."""
-    fam, v = task.name, task.values
-    found: list[tuple[str, A.Program]] = []
-    if fam in ("sparse_all", "sparse_any", "sparse_parity"):
-        pos = tuple(int(p) + 1 for p in sorted(task.support))
-        op = fam.split("_", 1)[1]
-        found.append((f"{fam} (recipe, S={list(pos)})", sparse_program(op, pos, False)))
-        found.append((f"{fam}_pos (recipe, S={list(pos)})", sparse_program(op, pos, True)))
-    elif fam in ("index", "index_all", "index_any", "index_parity") \
-            and v.get("mode", "tokens") == "tokens":
-        op = {"index": "all"}.get(fam, fam.split("_", 1)[-1])
-        found.append((f"{fam}_pos (recipe, k={v.get('k', 1)})",
-                      index_program(op, int(v.get("k", 1)) if fam != "index" else 1)))
-    elif fam == "khop":
-        found.append((f"khop (recipe, k={v['k']})", khop_program(int(v["k"]), task.vocab)))
-    for name, entry in library().items():
-        if entry.applies_to(task):
-            found.append((name, entry.program))
-    for name, prog in found:
+    for _origin, artifact in PROGRAMS.for_task(task):
+        prog = artifact.instantiate(task)
         if positional or not A.uses_positions(prog):
-            return name, prog
+            return artifact.name_for(task), prog
     return None
