@@ -196,9 +196,10 @@ class Entry(Generic[T]):
 
 
 def family_of(task: Any) -> str:
-    """The family name of a task instance, a task class or a name (``khop:k=2`` -> khop)."""
-    name = task if isinstance(task, str) else getattr(task, "name", "")
-    return str(name).split(":", 1)[0].split("[", 1)[0]
+    """The family name of a task instance, a task class or a name. A matrix variant label
+    (``khop:k=2``) is kept whole: whether a family's artifact serves a variant is the
+    caller's decision, not the library's."""
+    return task if isinstance(task, str) else str(getattr(task, "name", ""))
 
 
 class Library(Generic[T]):

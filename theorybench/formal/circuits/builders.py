@@ -16,11 +16,11 @@ indicator output j is.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from ...errors import ResourceLimitError, TheoryError
+from ...registry import artifact_library, origin_of
 from ...tasks.base import DecisionFunction, Task
 from .encoding import Encoding
 from .ir import MAX_WIRES, Circuit, CircuitError
@@ -55,9 +55,12 @@ class Built:
     builder: Builder
 
 
-_BUILDERS: dict[str, list[Builder]] = {}
-_MODULES = ("families_basic", "families_structured", "families_dyck", "families_kv")
-_loaded = False
+#: Circuit builders per task family (the registry idiom of :mod:`theorybench.registry`);
+#: the family modules are imported on the first lookup.
+BUILDERS = artifact_library(
+    "circuit builder", [f"{__package__}.{m}" for m in
+                        ("families_basic", "families_structured", "families_dyck", "families_kv")],
+    column="circuit")
 
 
 def builder(family: str, basis: str, description: str, source: str = ""):
@@ -66,22 +69,14 @@ def builder(family: str, basis: str, description: str, source: str = ""):
         raise ValueError(f"basis must be ac0 or tc0, got {basis!r}")
 
     def wrap(fn):
-        _BUILDERS.setdefault(family, []).append(Builder(family, basis, fn, description, source))
+        BUILDERS.add(Builder(family, basis, fn, description, source), family,
+                     origin=origin_of(fn.__module__))
         return fn
     return wrap
 
 
-def _load() -> None:
-    global _loaded
-    if not _loaded:
-        for m in _MODULES:
-            importlib.import_module(f"{__package__}.{m}")
-        _loaded = True
-
-
 def all_builders() -> dict[str, list[Builder]]:
-    _load()
-    return {k: list(v) for k, v in _BUILDERS.items()}
+    return {fam: [b for _, b in BUILDERS.for_task(fam)] for fam in BUILDERS.families()}
 
 
 def builders_for(family: str, basis: str = "tc0") -> list[Builder]:
@@ -89,8 +84,7 @@ def builders_for(family: str, basis: str = "tc0") -> list[Builder]:
     (ac0 ones first, since AC0 is contained in TC0)."""
     if basis not in ("ac0", "tc0"):
         raise TheoryError(f"unknown circuit basis {basis!r}; use ac0 or tc0")
-    _load()
-    found = _BUILDERS.get(family, [])
+    found = [b for _, b in BUILDERS.for_task(family)]
     if basis == "ac0":
         return [b for b in found if b.basis == "ac0"]
     return [b for b in found if b.basis == "ac0"] + [b for b in found if b.basis == "tc0"]
