@@ -82,9 +82,9 @@ def rounds_by_n(family: str, delta: float, seed: int = 0,
 
     ``family`` may be a matrix variant label (``khop:k=2``), registered as a task family
     while predictions run; the program is the base family's."""
-    from ..formal.mpc.algorithms import ALGORITHMS, base_name, measure
+    from ..formal.mpc.algorithms import MPC_ALGORITHMS, base_name, measure
 
-    if base_name(family) not in ALGORITHMS:
+    if not MPC_ALGORITHMS.for_task(base_name(family)):
         return {}
     rng = np.random.default_rng(seed)
     return {n: measure(tasks.get(family, n=n), rng, delta, instances, strict=LOCALITY_CHECKED)
@@ -181,8 +181,8 @@ class MPCTheory(Theory):
 
 
 def _algorithm_name(family: str) -> str:
-    from ..formal.mpc.algorithms import ALGORITHMS, base_name
-    return ALGORITHMS[base_name(family)][0]
+    from ..formal.mpc.algorithms import algorithm_for, base_name
+    return algorithm_for(base_name(family)).description
 
 
 

@@ -28,11 +28,14 @@ reference; a few of them (``strict``) are run with every machine also recomputed
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 
 from ...errors import ResourceLimitError, TaskParameterError
+from ...registry import BUILTIN, artifact_library
 from .dyck import automaton_fold, dyck_program, dyck_limit
 from .scan import broadcast, put, tree_fold
 from .simulator import FILL, MPC, Network, RunResult, Step
@@ -385,29 +388,89 @@ def label_propagation(net: Network, task) -> None:
 
 Program = Callable[[Network, object], None]
 
-ALGORITHMS: dict[str, tuple[str, Program]] = {
-    "all": ("tree aggregation", aggregate), "any": ("tree aggregation", aggregate),
-    "parity": ("tree aggregation", aggregate), "majority": ("tree aggregation (sum)", aggregate),
-    "sparse_all": ("tree aggregation", aggregate), "sparse_any": ("tree aggregation", aggregate),
-    "sparse_parity": ("tree aggregation", aggregate),
-    "index": ("direct lookup", lookup), "index_all": ("direct lookup", lookup),
-    "index_any": ("direct lookup", lookup), "index_parity": ("direct lookup", lookup),
-    "edge_exists": ("broadcast + OR", edge_lookup),
-    "binary_add": ("carry by max-fold", carry_out),
-    "khop": ("hop chasing (broadcast + max-fold per hop)", khop_last),
-    "reach_directed": ("label propagation", label_propagation),
-    "reach_undirected": ("label propagation", label_propagation),
-    "dyck": ("depth fold (k=1) / depth scan + block-summary bracket matching (k>1)",
-             dyck_program),
-    "dyck_bounded": ("stack-automaton transition functions composed up a tree",
-                     automaton_fold),
-}
+@dataclass(frozen=True)
+class Algorithm:
+    """One MPC algorithm: what it does, its program, the share of a machine's memory its
+    input block takes, and an optional check of whether it fits before it runs
+    (``limit(task, mpc, block, machines) -> reason or None``)."""
 
-#: Input share of the memory per program (default 1/2).
-SHARE = {"reach_directed": GRAPH_SHARE, "reach_undirected": GRAPH_SHARE}
+    description: str
+    program: Program
+    share: float = 0.5
+    limit: Callable[[Any, MPC, int, int], str | None] | None = None
+
+    def __iter__(self):  # (description, program), the shape of the former ALGORITHMS values
+        return iter((self.description, self.program))
+
+    def __getitem__(self, i: int):
+        return (self.description, self.program)[i]
+
+
+def _label_propagation_limit(task, mpc: MPC, b: int, M: int) -> str | None:
+    need = b + -(-task.V // M) + 5
+    if need > mpc.s:
+        return (f"label propagation needs {need} words per machine ({b} input words, "
+                f"{-(-task.V // M)} node states, 5 more) but s = {mpc.s} (N={mpc.N}, "
+                f"delta={mpc.delta}, c={mpc.c}); raise --c or --delta")
+    return None
+
+
+def _dyck_limit(task, mpc: MPC, b: int, M: int) -> str | None:
+    return dyck_limit(task, mpc.s, M)
+
+
+#: MPC algorithms per task family (the registry idiom of :mod:`theorybench.registry`).
+MPC_ALGORITHMS = artifact_library("MPC algorithm", column="MPC")
+
+for _fams, _alg in (
+        (("all", "any", "parity", "sparse_all", "sparse_any", "sparse_parity"),
+         Algorithm("tree aggregation", aggregate)),
+        (("majority",), Algorithm("tree aggregation (sum)", aggregate)),
+        (("index", "index_all", "index_any", "index_parity"), Algorithm("direct lookup", lookup)),
+        (("edge_exists",), Algorithm("broadcast + OR", edge_lookup)),
+        (("binary_add",), Algorithm("carry by max-fold", carry_out)),
+        (("khop",), Algorithm("hop chasing (broadcast + max-fold per hop)", khop_last)),
+        (("reach_directed", "reach_undirected"),
+         Algorithm("label propagation", label_propagation, GRAPH_SHARE,
+                   _label_propagation_limit)),
+        (("dyck",), Algorithm("depth fold (k=1) / depth scan + block-summary bracket matching "
+                              "(k>1)", dyck_program, limit=_dyck_limit)),
+        (("dyck_bounded",), Algorithm("stack-automaton transition functions composed up a "
+                                      "tree", automaton_fold, limit=_dyck_limit))):
+    MPC_ALGORITHMS.add(_alg, *_fams, origin=BUILTIN)
+
+
+class _ByFamily(Mapping):
+    """family -> its first :class:`Algorithm`, a live view of :data:`MPC_ALGORITHMS`."""
+
+    def __getitem__(self, family: str) -> Algorithm:
+        found = MPC_ALGORITHMS.for_task(family)
+        if not found:
+            raise KeyError(family)
+        return found[0][1]
+
+    def __iter__(self):
+        return iter(MPC_ALGORITHMS.families())
+
+    def __len__(self) -> int:
+        return len(MPC_ALGORITHMS.families())
+
+
+#: family -> (description, program) of its algorithm (a view of :data:`MPC_ALGORITHMS`).
+ALGORITHMS: Mapping[str, Algorithm] = _ByFamily()
 
 #: Default memory constant: s = ceil(C * N^delta).
 C_DEFAULT = 4.0
+
+
+def algorithm_for(task) -> Algorithm:
+    """The task's algorithm (``TaskParameterError`` naming the families that have one)."""
+    found = MPC_ALGORITHMS.for_task(task)
+    if not found:
+        name = getattr(task, "name", task)
+        raise TaskParameterError(f"no MPC algorithm for {name}; algorithms exist for: "
+                                 f"{', '.join(MPC_ALGORITHMS.families())}")
+    return found[0][1]
 
 
 def base_name(family: str) -> str:
@@ -418,31 +481,25 @@ def base_name(family: str) -> str:
 def run_algorithm(task, X: np.ndarray, delta: float = 0.5, c: float = C_DEFAULT,
                   algorithm: Program | None = None, strict: bool = False) -> RunResult:
     """Run the family's program on the rows of ``X`` (one row or a batch)."""
-    fn = algorithm or ALGORITHMS[task.name][1]
+    found = MPC_ALGORITHMS.for_task(task)
+    alg = found[0][1] if found else None
+    fn = algorithm or algorithm_for(task).program
     X = np.atleast_2d(np.asarray(X, dtype=np.int64))
     mpc = MPC(X.shape[1], delta=delta, c=c)
-    return mpc.run(fn, task, X, share=SHARE.get(task.name, 0.5), strict=strict)
+    return mpc.run(fn, task, X, share=alg.share if alg else 0.5, strict=strict)
 
 
 def limit_reason(task, delta: float = 0.5, c: float = C_DEFAULT) -> str | None:
     """Why the family's program cannot run on ``task`` with these (delta, c), or None:
     checked before any run from the public sizes only."""
-    if task.name not in ALGORITHMS:
+    if not MPC_ALGORITHMS.for_task(task):
         return f"no MPC algorithm for {task.name}"
+    alg = algorithm_for(task)
     N = int(task.decision_view()[0].length)
     mpc = MPC(N, delta=delta, c=c)  # TaskParameterError for a bad delta / N
-    share = SHARE.get(task.name, 0.5)
-    b = mpc.block_for(share)
+    b = mpc.block_for(alg.share)
     M = mpc.machines_for(b)
-    if ALGORITHMS[task.name][1] is label_propagation:
-        need = b + -(-task.V // M) + 5
-        if need > mpc.s:
-            return (f"label propagation needs {need} words per machine ({b} input words, "
-                    f"{-(-task.V // M)} node states, 5 more) but s = {mpc.s} (N={N}, "
-                    f"delta={delta}, c={c}); raise --c or --delta")
-    if task.name in ("dyck", "dyck_bounded"):
-        return dyck_limit(task, mpc.s, M)
-    return None
+    return alg.limit(task, mpc, b, M) if alg.limit is not None else None
 
 
 def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int = 1000,
@@ -473,5 +530,5 @@ def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int =
             "locality_checked": int(min(strict, len(x)))}
 
 
-__all__ = ["ALGORITHMS", "run_algorithm", "measure", "limit_reason", "base_name",
-           "C_DEFAULT", "SHARE"]
+__all__ = ["ALGORITHMS", "MPC_ALGORITHMS", "Algorithm", "algorithm_for", "run_algorithm",
+           "measure", "limit_reason", "base_name", "C_DEFAULT"]
