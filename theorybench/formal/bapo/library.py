@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...registry import artifact_library
 from ..communication import bits as log2_bits
 from ..communication import class_ids_by_split, evaluate_all
 from .protocol import Protocol, attend_none, no_bits
@@ -266,34 +267,68 @@ def trivial_protocol(df) -> Protocol:
                     description="g selects every prefix token (the trivial (0, n)-BAPO)")
 
 
+#: BAPO protocol makers per task family (the registry idiom of :mod:`theorybench.registry`):
+#: each is ``make(df) -> list[Protocol]`` for the task's main decision function ``df``.
+PROTOCOLS = artifact_library("BAPO protocol", column="BAPO")
+
+
+@PROTOCOLS.provides("parity", "all", "any")
+def _fold_all(df) -> list[Protocol]:
+    name = df.task.name
+    return [fold_protocol(name, tuple(range(df.length)), df.length, f"{name}-fold")]
+
+
+@PROTOCOLS.provides("sparse_all", "sparse_any", "sparse_parity")
+def _sparse(df) -> list[Protocol]:
+    task, L = df.task, df.length
+    sup = tuple(task.support)
+    return [fold_protocol(task.op, sup, L, f"{task.name}-fold"),
+            attend_support_protocol(task.op, sup, L, f"{task.name}-attend")]
+
+
+@PROTOCOLS.provides("index", "index_all", "index_any", "index_parity")
+def _query(df) -> list[Protocol]:
+    return [query_protocol(df.task)]
+
+
+@PROTOCOLS.provides("edge_exists")
+def _edge(df) -> list[Protocol]:
+    return [edge_exists_protocol(df.task)]
+
+
+@PROTOCOLS.provides("majority")
+def _majority(df) -> list[Protocol]:
+    return [majority_protocol(df.task.n)]
+
+
+@PROTOCOLS.provides("khop")
+def _khop(df) -> list[Protocol]:
+    from .khop import khop_protocol
+    return [khop_protocol(df.length, df.task.k, df.task.alphabet)]
+
+
+@PROTOCOLS.provides("dyck")
+def _dyck(df) -> list[Protocol]:
+    from .sequential import stack_protocol
+    return [stack_protocol(df.length, df.task.k)]
+
+
+@PROTOCOLS.provides("dyck_bounded")
+def _dyck_bounded(df) -> list[Protocol]:
+    return _dyck_bounded_protocols(df.task)
+
+
+@PROTOCOLS.provides("binary_add", "reach_directed", "reach_undirected")
+def _trivial(df) -> list[Protocol]:
+    return [trivial_protocol(df)]
+
+
 def protocols_for(df) -> list[Protocol]:
     """Library protocols for a task's main decision function, best (smallest a+b) first."""
-    task = df.task
-    name = getattr(task, "name", "")
-    L = df.length
     out: list[Protocol] = []
-    if name in ("parity", "all", "any"):
-        out.append(fold_protocol(name, tuple(range(L)), L, f"{name}-fold"))
-    elif name.startswith("sparse_"):
-        sup = tuple(task.support)
-        out.append(fold_protocol(task.op, sup, L, f"{name}-fold"))
-        out.append(attend_support_protocol(task.op, sup, L, f"{name}-attend"))
-    elif name == "index" or name.startswith("index_"):
-        out.append(query_protocol(task))
-    elif name == "edge_exists":
-        out.append(edge_exists_protocol(task))
-    elif name == "majority":
-        out.append(majority_protocol(task.n))
-    elif name == "khop":
-        from .khop import khop_protocol
-        out.append(khop_protocol(L, task.k, task.alphabet))
-    elif name == "dyck":
-        from .sequential import stack_protocol
-        out.append(stack_protocol(L, task.k))
-    elif name == "dyck_bounded":
-        out.extend(_dyck_bounded_protocols(task))
-    elif name in ("binary_add", "reach_directed", "reach_undirected"):
-        out.append(trivial_protocol(df))
+    if getattr(df.task, "name", ""):
+        for _origin, make in PROTOCOLS.for_task(df.task):
+            out.extend(make(df))
     out.sort(key=lambda p: (p.a + p.b, p.b))
     return out
 
@@ -322,5 +357,5 @@ def _dyck_bounded_protocols(task) -> list[Protocol]:
     return out
 
 
-__all__ = ["protocols_for", "row_class_protocol", "fold_protocol", "attend_support_protocol",
+__all__ = ["PROTOCOLS", "protocols_for", "row_class_protocol", "fold_protocol", "attend_support_protocol",
            "majority_protocol", "query_protocol", "trivial_protocol"]
