@@ -3,7 +3,7 @@ softmax transformer compiler, under `crasp` (the same work as `construct --progr
 
 from __future__ import annotations
 
-from .common import parse_seed
+from .common import add_force, parse_seed
 
 
 def add_compile(cs) -> None:
@@ -15,6 +15,7 @@ def add_compile(cs) -> None:
                    help="check every definition at every position against the interpreter "
                         "on every input up to --max-len")
     p.add_argument("--out", metavar="PATH", help="save the model (loads with weights_only)")
+    add_force(p)
     p.add_argument("--samples", type=int, default=1000)
     p.add_argument("--seed", type=parse_seed, default=0)
     p.add_argument("--format", choices=("text", "json"), default="text")

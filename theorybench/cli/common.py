@@ -200,3 +200,31 @@ def _json_default(o: Any):
     if hasattr(o, "to_dict"):
         return o.to_dict()
     return str(o)
+
+
+#: What --force allows, said the same way by every command that writes a file.
+FORCE_HELP = ("write {what} even where it is one of this command's inputs or an existing "
+              "file of another kind (a results store, a checkpoint, a .cr/.br program, a .py "
+              "task file); without it such an output is refused before any work. Outputs are "
+              "always written to a temporary file and renamed into place")
+
+
+def add_force(parser, what: str = "--out") -> None:
+    """The shared ``--force`` of a command that writes ``what`` (see :mod:`..safe_io`)."""
+    parser.add_argument("--force", action="store_true", help=FORCE_HELP.format(what=what))
+
+
+def path_arg(what: str):
+    """argparse type of a path option: refuses an empty or blank path by name (an empty
+    path would otherwise be read as the current folder, ".")."""
+
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"the path is empty; give a file path for {what}")
+        if "\x00" in text:
+            raise argparse.ArgumentTypeError(f"{text!r} contains a NUL byte; give a file path "
+                                             f"for {what}")
+        return text
+
+    parse.__name__ = "path"
+    return parse

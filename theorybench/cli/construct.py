@@ -5,7 +5,6 @@ model (loads with ``torch.load(path, weights_only=True)``)."""
 from __future__ import annotations
 
 import math
-import os
 import sys
 
 import numpy as np
@@ -14,7 +13,7 @@ from .. import constructions
 from ..constructions import verify as cverify
 from ..errors import ConfigError
 from ._ranges import usable_ns
-from .common import parse_params, parse_range, parse_seed, print_json, print_table
+from .common import add_force, parse_params, parse_range, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -44,6 +43,7 @@ def register(sub) -> None:
                    help="inputs per dtype for --verify sampled (default 1000)")
     p.add_argument("--seed", type=parse_seed, default=0, help="seed of --verify sampled")
     p.add_argument("--out", metavar="PATH", help="save the model (a dict of tensors)")
+    add_force(p)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_construct, param=None)
 
@@ -56,7 +56,7 @@ def cmd_construct(args) -> int:
         raise ConfigError(f"--samples must be an integer from 1 to 1,000,000, got "
                           f"{args.samples}")
     if args.out:
-        _check_out(args.out)
+        _check_out(args)
     if args.program:
         if args.task:
             raise ConfigError("give either TASK or --program FILE, not both")
@@ -119,21 +119,21 @@ def cmd_construct(args) -> int:
     return 0
 
 
-def _check_out(path: str) -> None:
-    """--out must name a file in an existing, writable folder (checked before any work)."""
-    if os.path.isdir(path):
-        raise ConfigError(f"--out {path}: is a directory; give a file name (e.g. {path}/model.pt)")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise ConfigError(f"--out {path}: the folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise ConfigError(f"--out {path}: the folder {parent} is not writable")
+def _check_out(args) -> None:
+    """--out must name a file in an existing, writable folder, and neither the program read
+    nor an existing file of another kind (unless --force); checked before any work."""
+    from ..safe_io import CHECKPOINT, check_output
+    program = getattr(args, "program", None)  # a file, or a library name (nothing to lose)
+    check_output(args.out, inputs=[("the program", program)] if program else (),
+                 force=getattr(args, "force", False), kind=CHECKPOINT)
 
 
 def _save(obj, path: str) -> None:
     import torch
+    from ..safe_io import atomic_path
     try:
-        torch.save(obj, path)
+        with atomic_path(path) as tmp:
+            torch.save(obj, tmp)
     except (OSError, RuntimeError) as exc:
         raise ConfigError(f"--out {path}: cannot write the model ({exc})") from None
 
@@ -183,6 +183,8 @@ def _program(args) -> int:
         raise ConfigError(f"--n for --program is one length >= 1 (the longest input), "
                           f"got {args.n}")
     args.n = ns[0]
+    if args.out:  # `crasp compile` comes here directly
+        _check_out(args)
     if args.verify == "z3":
         raise ConfigError("--verify z3 is not available for compiled programs; use "
                           "exhaustive, interval or sampled")

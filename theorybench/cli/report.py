@@ -9,6 +9,7 @@ from pathlib import Path
 from ..experiments.store import DEFAULT_DB
 from ..matrix import verify as verify_mod
 from ..matrix.empirical import Thresholds
+from .common import add_force
 from .predict import _positive as max_n_type
 
 DEFAULT_OUT = "theorybench-report"
@@ -42,6 +43,7 @@ def register(sub) -> None:
                    help="checkpoints written by `theorybench run --checkpoints DIR` (verify: "
                         "<out>/checkpoints): adds the trained models' average sensitivity")
     _thresholds(p)
+    add_force(p, "the report files in --out")
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("verify", help="the main job: predictions, experiments, report")
@@ -59,6 +61,7 @@ def register(sub) -> None:
     p.add_argument("--no-llm", action="store_true",
                    help="skip the llm line even when a model is installed")
     _thresholds(p)
+    add_force(p, "the report files in --out")
     p.set_defaults(func=cmd_verify)
 
 
@@ -73,11 +76,18 @@ def _make_thresholds(args) -> Thresholds:
     return Thresholds(args.target_accuracy, args.length_accuracy, args.min_seeds)
 
 
+def _inputs(args) -> list[tuple[str, str]]:
+    """The files report and verify read (besides --db): none may be a report file."""
+    return ([("the predictions file --predictions", getattr(args, "predictions", None))]
+            + [("the sharpness file --sharpness", f) for f in args.sharpness])
+
+
 def cmd_report(args) -> int:
     from ..matrix.agreement import parse_min_status
     th = _make_thresholds(args)
     min_status = parse_min_status(args.min_status) if args.min_status else None
-    verify_mod.check_paths(args.out, args.db)
+    inputs = _inputs(args)
+    verify_mod.check_paths(args.out, args.db, inputs, args.force)
     from ..matrix.report import load_sharpness
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     if args.checkpoints and not Path(args.checkpoints).is_dir():
@@ -93,7 +103,7 @@ def cmd_report(args) -> int:
         preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
     files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status,
                               sharpness=sharp, checkpoints=args.checkpoints,
-                              progress=sys.stderr.isatty())
+                              progress=sys.stderr.isatty(), inputs=inputs, force=args.force)
     print(f"report written to {files['index.html']}")
     return 0
 
@@ -105,5 +115,6 @@ def cmd_verify(args) -> int:
     files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,
                               progress=sys.stderr.isatty(), thresholds=th,
                               llm=False if args.no_llm else None,
-                              checkpoints=args.checkpoints, sharpness=sharp)
+                              checkpoints=args.checkpoints, sharpness=sharp,
+                              inputs=_inputs(args), force=args.force)
     return 0 if files else 1

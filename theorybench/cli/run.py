@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..experiments.store import DEFAULT_DB
-from .common import parse_seed, print_json, print_table
+from .common import add_force, parse_seed, path_arg, print_json, print_table
 
 
 def register(sub) -> None:
@@ -16,7 +16,8 @@ def register(sub) -> None:
     p.add_argument("--tasks", nargs="+", metavar="TASK",
                    help="task families (default: the profile's), parameters as khop:k=2")
     p.add_argument("--profile", default="smoke", help="smoke (default), quick or paper")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
+    p.add_argument("--db", default=DEFAULT_DB, type=path_arg("the results store"),
+                   help=f"results store (default ./{DEFAULT_DB})")
     p.add_argument("--executor", default="auto",
                    help="auto (default: a pool with one worker per core on a multi-core CPU, "
                         "in process on a GPU or for one run), inprocess, pool or ray")
@@ -45,16 +46,21 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser("runs", help="runs in a results store: counts by status and the failures")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
+    p.add_argument("--db", default=DEFAULT_DB, type=path_arg("the results store"),
+                   help=f"results store (default ./{DEFAULT_DB})")
     p.add_argument("--line", choices=("in-distribution", "length-generalization", "llm"),
                    default=None)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser("export", help="export a results store as CSV or JSON")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default ./{DEFAULT_DB})")
+    p.add_argument("--db", default=DEFAULT_DB, type=path_arg("the results store"),
+                   help=f"results store (default ./{DEFAULT_DB})")
     p.add_argument("--format", choices=("csv", "json"), default="csv")
-    p.add_argument("--output", "-o", default=None, help="file to write (default: stdout)")
+    p.add_argument("--output", "-o", default=None,
+                   help="file to write (default: stdout); never the store itself, nor an "
+                        "existing store, checkpoint or program, unless --force")
+    add_force(p, "--output")
     p.set_defaults(func=cmd_export)
 
 
@@ -244,15 +250,18 @@ def cmd_runs(args) -> int:
 
 def cmd_export(args) -> int:
     from ..experiments.store import format_runs
+    from ..safe_io import atomic_write, check_output
+    if args.output is not None:  # refused before the store is read
+        check_output(args.output, inputs=[("the results store --db", args.db)],
+                     force=args.force, what="--output")
     with _open(args.db) as store:
         scan = store.scan()
     text = format_runs(scan.records, args.format)
     _warn_problems(scan.problems)
-    if args.output:
+    if args.output is not None:
         from ..errors import ConfigError
         try:
-            with open(args.output, "w") as fh:
-                fh.write(text)
+            atomic_write(args.output, text)
         except OSError as exc:
             raise ConfigError(f"--output {args.output} cannot be written: "
                               f"{exc.strerror or exc}") from None

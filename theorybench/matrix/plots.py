@@ -22,10 +22,34 @@ COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insuffic
            None: "#ffffff"}
 
 
+def figure_path(path: str | Path, default_name: str) -> Path:
+    """Where a ``--plot`` figure goes: an existing folder gets ``default_name`` inside it, a
+    name without a suffix gets ``.png``; the format is the suffix's (png, pdf, svg, ...)."""
+    from ..errors import ConfigError
+    from ..safe_io import in_folder
+    p = in_folder(path, default_name)
+    if not p.suffix:
+        return p.with_name(p.name + ".png")
+    fmt = p.suffix[1:].lower()
+    probe = plt.figure()
+    kinds = probe.canvas.get_supported_filetypes()
+    plt.close(probe)
+    if fmt not in kinds:
+        raise ConfigError(f"{path}: matplotlib cannot write .{fmt} figures; use one of "
+                          f"{', '.join('.' + k for k in sorted(kinds))} (e.g. .png)")
+    return p
+
+
 def _save(fig, path: Path) -> Path:
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    """Write the figure atomically in the format of the path's suffix (png without one)."""
+    from ..safe_io import atomic_path
+    fmt = Path(path).suffix[1:].lower() or "png"
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=110, bbox_inches="tight", format=fmt)
+    finally:
+        plt.close(fig)
+    return Path(path)
 
 
 def _placeholder(path: Path, title: str, message: str) -> Path:

@@ -186,9 +186,40 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
     return notes
 
 
-def _check_out(out: Path) -> None:
+#: Every table and figure a report may write (which ones depends on the data), by name.
+TABLE_NAMES = ("predictions", "empirical", "agreement", "constructions", "findings",
+               "model_sensitivity")
+PLOT_NAMES = ("heatmap", "accuracy_vs_n", "length_generalization", "sample_complexity",
+              "llm_accuracy_vs_n", "sharpness_vs_n", "model_sensitivity")
+
+
+def report_files(out: str | Path, extra: Sequence[str] = ()) -> list[Path]:
+    """Every file a report in ``out`` may write (plus ``extra`` names, e.g. verify's)."""
+    out = Path(out)
+    names = [f"{t}.{ext}" for t in TABLE_NAMES for ext in FORMATS.values()]
+    names += [f"{p}.png" for p in PLOT_NAMES] + ["summary.json", "index.html", *extra]
+    return [out / n for n in names]
+
+
+def check_report_out(out: str | Path, inputs: Iterable = (), force: bool = False,
+                     extra: Sequence[str] = ()) -> None:
+    """Refuse, before any work, a report folder that is a file, or one where a report file
+    would replace an input (``inputs``: paths or ``(label, path)``) or an existing file
+    of another kind (a store, a checkpoint, a program), unless ``force``."""
+    from ..safe_io import IMAGE, TEXT, check_output, same_input
+    out = Path(out)
+    if not str(out).strip():
+        raise ConfigError("--out is empty; give a folder for the report")
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder for the report")
+    inputs = list(inputs)
+    for f in report_files(out, extra):
+        if out.is_dir():
+            check_output(f, inputs, force, IMAGE if f.suffix == ".png" else TEXT,
+                         what="--out")
+        elif (hit := same_input(f, inputs)) and not force:  # a folder still to be created
+            raise ConfigError(f"--out {out} would write {f.name} over {hit[0]} {hit[1]}; "
+                              "choose another --out or pass --force")
 
 
 def _img(path: Path) -> str:
@@ -196,18 +227,23 @@ def _img(path: Path) -> str:
     return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
 
 
-def write_report(out: str | Path, report: Report) -> dict[str, Path]:
-    """Write every table in every format, the plots and ``index.html``; return the paths."""
+def write_report(out: str | Path, report: Report, inputs: Iterable = (),
+                 force: bool = False) -> dict[str, Path]:
+    """Write every table in every format, the plots and ``index.html``; return the paths.
+
+    Each file is written atomically; none is written when one would replace an input
+    (``inputs``) or a file of another kind, unless ``force`` (:func:`check_report_out`)."""
     from . import plots  # matplotlib is slow to import; only the report needs it
+    from ..safe_io import atomic_write
 
     out = Path(out)
-    _check_out(out)
+    check_report_out(out, inputs, force)
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, Path] = {}
     for name, table in report.tables.items():
         for fmt, ext in FORMATS.items():
             p = out / f"{name}.{ext}"
-            p.write_text(table.render(fmt) + "\n")
+            atomic_write(p, table.render(fmt) + "\n")
             files[f"{name}.{ext}"] = p
     emp = report.empirical
     ind = emp.get("in_distribution", {})
@@ -238,9 +274,9 @@ def write_report(out: str | Path, report: Report) -> dict[str, Path]:
                "predictions": report.predictions, "sharpness": report.sharpness,
                "model_sensitivity": report.model_sensitivity}
     files["summary.json"] = out / "summary.json"
-    files["summary.json"].write_text(json.dumps(summary, indent=2, default=str))
+    atomic_write(files["summary.json"], json.dumps(summary, indent=2, default=str))
     files["index.html"] = out / "index.html"
-    files["index.html"].write_text(_html(report, files))
+    atomic_write(files["index.html"], _html(report, files))
     return files
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ..errors import StoreError
 from ..experiments.store import DEFAULT_DB
+from ..safe_io import atomic_write
 from .empirical import Thresholds
 from .report import build_report, write_report
 
@@ -90,14 +91,20 @@ def store_records(db: str | Path, must_exist: bool = False) -> list[Any]:
     return store_scan(db, must_exist).records
 
 
-def check_paths(out: str | Path, db: str | Path) -> None:
-    """Refuse an --out that is a file and a --db that is not a results store, before any work."""
+def check_paths(out: str | Path, db: str | Path, inputs=(), force: bool = False,
+                extra=()) -> None:
+    """Refuse, before any work, an --out that is a file or whose report files would replace
+    the store, one of ``inputs`` (paths or ``(label, path)``) or a file of another kind
+    (unless ``force``; ``extra``: more file names written to --out), and a --db that is not
+    a results store."""
     from ..experiments.store import ResultsStore
+    from .report import check_report_out
 
     if not str(out).strip():
         raise StoreError("--out is empty; give a folder for the report")
     if Path(out).exists() and not Path(out).is_dir():
         raise StoreError(f"--out {out} is a file; give a folder for the report")
+    check_report_out(out, [("the results store --db", db), *inputs], force, extra)
     if not str(db).strip():
         raise StoreError("--db is empty; give a file path for the results store")
     path = Path(db)
@@ -159,9 +166,10 @@ def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
            thresholds: Thresholds = Thresholds(), min_status: str | None = None,
            sharpness=(), checkpoints: str | Path | None = None,
-           progress: bool = False) -> dict[str, Path]:
+           progress: bool = False, inputs=(), force: bool = False) -> dict[str, Path]:
     """Write the report of ``db``; ``checkpoints`` (a folder written by ``--checkpoints``)
-    adds the trained models' average sensitivity (:mod:`.model_sensitivity`)."""
+    adds the trained models' average sensitivity (:mod:`.model_sensitivity`). No report
+    file replaces the store or one of ``inputs`` unless ``force`` (:func:`check_paths`)."""
     scan = store_scan(db)
     rows, note = [], None
     ind = [r for r in scan.records if r.status == "done" and r.spec.get("line") == "in_distribution"]
@@ -180,7 +188,7 @@ def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
     rep.missing.extend(f"{p} (the run is left out)" for p in scan.problems)
     if note:
         rep.missing.append(note)
-    return write_report(out, rep)
+    return write_report(out, rep, [("the results store --db", db), *inputs], force)
 
 
 def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
@@ -189,7 +197,7 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
            thresholds: Thresholds = Thresholds(), theories: list[str] | None = None,
            tasks: list[str] | None = None, llm: bool | None = None,
            llm_models: str | Path | None = None, checkpoints: str | Path | None = None,
-           sharpness=()) -> dict[str, Path]:
+           sharpness=(), inputs=(), force: bool = False) -> dict[str, Path]:
     """Predictions, then the experiment lines of ``profile`` into ``db``, then the report.
 
     The in-distribution models are saved to ``checkpoints`` (default ``<out>/checkpoints``; a
@@ -200,13 +208,15 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
     ``theories`` / ``tasks`` restrict the predictions (default: all); the experiments are
     the profile's. ``llm``: None (default) runs the llm line when a model is available
     (:func:`llm_available`) and the profile has llm tasks, True requires it, False skips
-    it; ``llm_models`` is its model file (default: the packaged one)."""
+    it; ``llm_models`` is its model file (default: the packaged one). ``inputs`` and
+    ``force``: as in :func:`report`, checked before any work."""
     from ..errors import ConfigError
     from ..experiments.profiles import get_profile
     from ..experiments.sweep import check_writable_dir, run_sweep
 
     prof = get_profile(profile)
-    check_paths(out, db)
+    inputs = [*inputs, *((("the model file", llm_models),) if llm_models else ())]
+    check_paths(out, db, inputs, force, extra=(EVIDENCE_FILE,))
     with_llm, why = False, ""
     if llm is not False:
         if prof.llm_tasks is not None and not prof.llm_tasks:
@@ -223,7 +233,7 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
     preds = derive_predictions(max_n=max_n, seed=seed, progress=progress,
                                theories=theories, tasks=tasks)
     Path(out).mkdir(parents=True, exist_ok=True)
-    (Path(out) / EVIDENCE_FILE).write_text(json.dumps(preds, indent=2, default=str))
+    atomic_write(Path(out) / EVIDENCE_FILE, json.dumps(preds, indent=2, default=str))
     log(f"      {len(preds)} predictions in {time.time() - t0:.0f} s "
         f"(with their evidence in {Path(out) / EVIDENCE_FILE})")
     for i, line in enumerate(LINES, 2):
@@ -246,7 +256,7 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
         log(f"      llm line skipped: {why}")
     t1 = time.time()
     files = report(out, db, preds, thresholds, checkpoints=checkpoints, sharpness=sharpness,
-                   progress=progress)
+                   progress=progress, inputs=inputs, force=force)
     log(f"      report in {time.time() - t1:.0f} s (trained models' sensitivity from "
         f"{checkpoints})")
     log(f"report written to {Path(out) / 'index.html'} ({time.time() - t0:.0f} s in all)")
