@@ -39,8 +39,8 @@ def register(sub) -> None:
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.set_defaults(func=cmd_eval)
 
-    x = ls.add_parser("export", help="write a task at n in the lm-evaluation-harness format")
-    x.add_argument("task", help=f"task: {tasks.SYNTAX}")
+    x = ls.add_parser("export", help="write tasks at n in the lm-evaluation-harness format")
+    x.add_argument("tasks", help=f"tasks: {tasks.SYNTAX}")
     x.add_argument("--n", type=int, required=True)
     x.add_argument("--out", required=True, help="output directory (YAML + JSONL)")
     x.add_argument("--k", type=int, default=8)
@@ -73,24 +73,13 @@ def cmd_eval(args) -> int:
     if name not in models:
         raise ConfigError(f"--model {name!r} is not in the model file; models: "
                           f"{', '.join(models)}")
-    for opt, lo, hi in (("k", 0, 64), ("count", 1, 100_000)):
-        if not lo <= getattr(args, opt) <= hi:
-            raise ConfigError(f"--{opt} {getattr(args, opt)}: choose {lo}..{hi:,}")
-    specs = tasks.parse_task_list(args.tasks)
-    ns = parse_range(args.n)
+    _check_sizes(args)
     runs, skipped = [], []
-    for family, params in specs:
-        for n in ns:
-            try:
-                tasks.get(family, n=n, **params)
-            except TaskParameterError as exc:  # an invalid size for this family: go on
-                skipped.append(f"{family} n={n}: {exc}")
-                continue
-            runs.append(LLMSpec(family, n, models[name], tuple(sorted(params.items())),
-                                k=args.k, template=args.template, order=args.order,
-                                seed=args.seed, count=args.count, scoring=args.scoring))
-    if not runs:
-        raise ConfigError("no valid (task, n) to evaluate: " + "; ".join(skipped))
+    for family, params, n in _valid_points(args.tasks, parse_range(args.n), skipped,
+                                           "evaluate"):
+        runs.append(LLMSpec(family, n, models[name], tuple(sorted(params.items())),
+                            k=args.k, template=args.template, order=args.order,
+                            seed=args.seed, count=args.count, scoring=args.scoring))
     out, sink = [], (Path(args.records).open("w") if args.records else None)
     try:
         for spec in runs:
@@ -110,18 +99,54 @@ def cmd_eval(args) -> int:
         print(f"# skipped {line}")
     print(f"# model {name}, {args.k}-shot, {args.scoring}, {args.count} prompts per row")
     print_table([(r["task"], r["n"], f"{r['accuracy']:.3f}", f"{r['chance']:.3f}",
-                  f"{r.get('calibrated_accuracy', float('nan')):.3f}",
-                  f"{r.get('auc', float('nan')):.3f}", f"{r['unparseable']:.3f}")
+                  _metric(r, "calibrated_accuracy"), _metric(r, "auc"),
+                  f"{r['unparseable']:.3f}")
                  for r in out],
                 ("task", "n", "accuracy", "chance", "calibrated", "AUC", "unparseable"))
     return 0
 
 
+def _metric(row: dict, key: str) -> str:
+    """A metric for the text table: "-" where the scoring has none (generation), and the
+    reason where it is undefined (an AUC needs prompts of both classes)."""
+    if key not in row:
+        return "-"
+    v = row[key]
+    return "n/a (one class only)" if v is None else f"{v:.3f}"
+
+
+def _check_sizes(args) -> None:
+    for opt, lo, hi in (("k", 0, 64), ("count", 1, 100_000)):
+        if not lo <= getattr(args, opt) <= hi:
+            raise ConfigError(f"--{opt} {getattr(args, opt)}: choose {lo}..{hi:,}")
+
+
+def _valid_points(text: str, ns, skipped: list, verb: str):
+    """(family, params, n) of every task of the list at every n it accepts; the others
+    are noted in ``skipped``, and none at all is an error."""
+    points = []
+    for family, params in tasks.parse_task_list(text):
+        for n in ns:
+            try:
+                tasks.get(family, n=n, **params)
+            except TaskParameterError as exc:  # an invalid size for this family: go on
+                skipped.append(f"{tasks.task_label(family, params)} n={n}: {exc}")
+                continue
+            points.append((family, params, n))
+    if not points:
+        raise ConfigError(f"no valid (task, n) to {verb}: " + "; ".join(skipped))
+    return points
+
+
 def cmd_export(args) -> int:
     from ..experiments.llm.export import export_lm_eval
-    family, params = tasks.parse_task(args.task)
-    paths = export_lm_eval(family, args.n, args.out, params, k=args.k, count=args.count,
-                           seed=args.seed)
-    for p in paths:
-        print(f"wrote {p}")
+    _check_sizes(args)
+    skipped: list[str] = []
+    points = _valid_points(args.tasks, [args.n], skipped, "export")
+    for line in skipped:
+        print(f"# skipped {line}")
+    for family, params, n in points:
+        for p in export_lm_eval(family, n, args.out, params, k=args.k, count=args.count,
+                                seed=args.seed):
+            print(f"wrote {p}")
     return 0

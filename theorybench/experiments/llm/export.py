@@ -32,6 +32,9 @@ def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None =
                    seed: int = 0, count: int = 100, scoring: str = "loglik",
                    prompts: str | None = None, max_new_tokens: int | None = None):
     """Write ``<name>.yaml`` and ``<name>.jsonl`` under ``out_dir``; returns both paths."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        # zero prompts would write a data file the harness cannot run
+        raise ConfigError(f"count (prompts to export) must be a positive integer, got {count!r}")
     ps = load_prompts(prompts)
     b = PromptBuilder(task, n, dict(params or {}), k, template, order, ps)
     if scoring not in ("loglik", "generate"):

@@ -12,12 +12,21 @@ entries give ``base_url``, ``model``, ``mode`` (``completions`` or ``chat``) and
 ``api_key_env`` (the *name* of the environment variable holding the key), ``timeout``,
 ``max_retries``, ``concurrency``. Both take ``context`` (tokens), ``chat`` (apply the chat
 template) and ``batch_size``.
+
+Every field is checked when an entry is built (from a file, a stored run spec or
+``ModelConfig(...)`` directly): its type, its range (:data:`INT_RANGES`, ``timeout`` a
+finite number of seconds up to :data:`MAX_TIMEOUT`), ``base_url`` an http(s) URL with a
+host, ``api_key_env`` a variable *name*. JSON's ``NaN`` and ``Infinity`` are refused; a
+bad entry's message names the file, the entry and the field.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
+import urllib.parse
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -31,6 +40,14 @@ MODES = ("completions", "chat")
 _KNOWN = {"name", "backend", "path", "gguf", "chat", "context", "batch_size", "base_url",
           "model", "api_key_env", "mode", "timeout", "max_retries", "concurrency",
           "tokenizer", "dtype", "device", "threads", "cache", "comment"}
+_TOP_KEYS = {"format", "version", "comment", "models"}
+#: Allowed range of each integer field (inclusive); ``max_retries`` may be 0.
+INT_RANGES = {"context": (1, 10**9), "batch_size": (1, 65536), "max_retries": (0, 1000),
+              "concurrency": (1, 1024), "threads": (1, 4096)}
+#: Longest request timeout in seconds (the socket layer overflows near 1e308 already).
+MAX_TIMEOUT = 86400.0
+DTYPES = ("float32", "float16", "bfloat16", "float64")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass(frozen=True)
@@ -56,6 +73,9 @@ class ModelConfig:
     cache: bool = True
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
+    def __post_init__(self):
+        _validate(self)
+
     def to_dict(self) -> dict:
         """The identity of the model stored in run specs (no key, no cache switch)."""
         d = {"name": self.name, "backend": self.backend, "chat": self.chat,
@@ -69,6 +89,97 @@ class ModelConfig:
     @property
     def digest(self) -> str:
         return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:12]
+
+
+def _shown(v) -> str:
+    return "NaN" if isinstance(v, float) and math.isnan(v) else repr(v)
+
+
+def _text(v) -> bool:
+    """A non-empty string without control characters (they break paths, headers, logs)."""
+    return isinstance(v, str) and bool(v) and not any(ord(c) < 32 or c == "\x7f" for c in v)
+
+
+def check_base_url(url) -> None:
+    """Raise :class:`ConfigError` unless ``url`` is an http(s) URL with a host (and a valid
+    port and IPv6 literal), so that a request cannot fail later on the URL itself."""
+    example = "e.g. http://127.0.0.1:8000/v1"
+    if not _text(url) or any(c.isspace() for c in url):
+        raise ConfigError(f"\"base_url\" must be a URL without spaces ({example}), "
+                          f"got {_shown(url)}")
+    try:
+        parts = urllib.parse.urlsplit(url)
+        host, _ = parts.hostname, parts.port  # .port raises on a bad or out-of-range port
+    except ValueError as exc:
+        ipv6 = "[" in url or url.count(":") > 2
+        hint = (f"write an IPv6 address in brackets, {example.replace('127.0.0.1', '[::1]')}"
+                if ipv6 else f"write host and port as {example}")
+        raise ConfigError(f"\"base_url\" {url!r} is not a valid URL ({exc}); {hint}"
+                          ) from None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        # "localhost:8000" parses as scheme "localhost": say what is missing, not that
+        raise ConfigError(f"\"base_url\" {url!r} needs the scheme http:// or https:// and a "
+                          f"host ({example})")
+    if not host:
+        raise ConfigError(f"\"base_url\" {url!r} names no host ({example})")
+    if parts.query or parts.fragment:
+        raise ConfigError(f"\"base_url\" {url!r} has a query or fragment; the endpoint "
+                          f"paths (/completions, /chat/completions) are appended to it")
+
+
+def _validate(m: ModelConfig) -> None:
+    """Types and ranges of every field; :class:`ConfigError` naming the field."""
+    if not _text(m.name):
+        raise ConfigError(f"a model needs a \"name\" (a non-empty string), got {m.name!r}")
+    who = f"model {m.name!r}"
+    if m.backend not in BACKENDS:
+        raise ConfigError(f"{who}: \"backend\" must be one of {', '.join(BACKENDS)}, "
+                          f"got {m.backend!r}")
+    for key in ("path", "gguf", "tokenizer", "model"):
+        v = getattr(m, key)
+        if v is not None and not _text(v):
+            raise ConfigError(f"{who}: \"{key}\" must be a non-empty string, got {v!r}")
+    for key in ("chat", "cache"):
+        if not isinstance(getattr(m, key), bool):
+            raise ConfigError(f"{who}: \"{key}\" must be true or false, got "
+                              f"{getattr(m, key)!r}")
+    for key, (lo, hi) in INT_RANGES.items():
+        v = getattr(m, key)
+        if v is None and key in ("context", "threads"):
+            continue
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise ConfigError(f"{who}: \"{key}\" must be an integer in {lo}..{hi:,}, "
+                              f"got {_shown(v)}")
+    t = m.timeout
+    if (isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t)
+            or not 0 < t <= MAX_TIMEOUT):
+        raise ConfigError(f"{who}: \"timeout\" must be a finite number of seconds, "
+                          f"0 < timeout <= {MAX_TIMEOUT:g}, got {_shown(t)}")
+    if m.mode not in MODES:
+        raise ConfigError(f"{who}: \"mode\" must be one of {', '.join(MODES)}, "
+                          f"got {m.mode!r}")
+    if m.dtype not in DTYPES:
+        raise ConfigError(f"{who}: \"dtype\" must be one of {', '.join(DTYPES)}, "
+                          f"got {m.dtype!r}")
+    if not _text(m.device):
+        raise ConfigError(f"{who}: \"device\" must be a device name such as cpu or cuda:0, "
+                          f"got {m.device!r}")
+    if m.api_key_env is not None and not (isinstance(m.api_key_env, str)
+                                          and _ENV_NAME.match(m.api_key_env)):
+        raise ConfigError(f"{who}: \"api_key_env\" must be the *name* of an environment "
+                          f"variable (letters, digits, _), not the key itself")
+    if m.backend == "local":
+        if not m.path and not m.gguf:
+            raise ConfigError(f"local {who} needs \"path\" (a model directory) or "
+                              f"\"gguf\" (a GGUF file)")
+    else:
+        if not m.base_url or not m.model:
+            raise ConfigError(f"http {who} needs \"base_url\" and \"model\"")
+    if m.base_url is not None:
+        try:
+            check_base_url(m.base_url)
+        except ConfigError as exc:
+            raise ConfigError(f"{who}: {exc}") from None
 
 
 def resolve_path(ref: str, base: Path | None = None) -> Path:
@@ -99,36 +210,20 @@ def _entry(raw: dict, where: str, base: Path | None) -> ModelConfig:
     if unknown:
         raise ConfigError(f"{where}: unknown key(s) {', '.join(unknown)}; known keys: "
                           f"{', '.join(sorted(_KNOWN))}")
-    name, backend = raw.get("name"), raw.get("backend")
-    if not isinstance(name, str) or not name:
-        raise ConfigError(f"{where}: a model needs a \"name\"")
-    if backend not in BACKENDS:
-        raise ConfigError(f"{where}: model {name!r}: backend must be one of "
-                          f"{', '.join(BACKENDS)}, got {backend!r}")
-    kw = {k: v for k, v in raw.items() if k in _KNOWN and k != "comment"}
-    if backend == "local":
-        if not kw.get("path") and not kw.get("gguf"):
-            raise ConfigError(f"{where}: local model {name!r} needs \"path\" (a model "
-                              f"directory) or \"gguf\" (a GGUF file)")
+    kw = {k: v for k, v in raw.items() if k != "comment"}
+    for key in ("name", "backend"):
+        if key not in kw:
+            raise ConfigError(f"{where}: a model needs a \"{key}\" "
+                              + ("" if key == "name" else f"({' or '.join(BACKENDS)})"))
+    if kw.get("backend") == "local":
         for key in ("path", "gguf", "tokenizer"):
-            if kw.get(key) and not str(kw[key]).startswith("package:"):
-                kw[key] = str(resolve_path(kw[key], base))
-    else:
-        if not kw.get("base_url") or not kw.get("model"):
-            raise ConfigError(f"{where}: http model {name!r} needs \"base_url\" and \"model\"")
-        if kw.get("mode", "completions") not in MODES:
-            raise ConfigError(f"{where}: model {name!r}: mode must be one of "
-                              f"{', '.join(MODES)}, got {kw['mode']!r}")
-    for key in ("context", "batch_size", "max_retries", "concurrency", "threads"):
-        v = kw.get(key)
-        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 0
-                              or (v == 0 and key != "max_retries")):
-            raise ConfigError(f"{where}: model {name!r}: {key} must be a positive integer, "
-                              f"got {v!r}")
-    t = kw.get("timeout")
-    if t is not None and (not isinstance(t, (int, float)) or t <= 0):
-        raise ConfigError(f"{where}: model {name!r}: timeout must be positive seconds")
-    return ModelConfig(**kw)
+            v = kw.get(key)
+            if _text(v) and not v.startswith("package:"):
+                kw[key] = str(resolve_path(v, base))
+    try:
+        return ModelConfig(**kw)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
 
 
 def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
@@ -136,6 +231,14 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
     Relative paths are taken relative to the file's directory."""
     path = Path(path) if path else DEFAULT_MODELS
     _, data = read_document(path, "model", "theorybench-llm-models", "--models")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"model file {path}: unknown key(s) {', '.join(unknown)}; known "
+                          f"keys: {', '.join(sorted(_TOP_KEYS))}")
+    version = data.get("version", 1)
+    if isinstance(version, bool) or version != 1:
+        raise ConfigError(f"model file {path}: \"version\" is {version!r}, but this "
+                          f"theorybench reads version 1")
     models = data.get("models")
     if not isinstance(models, list) or not models:
         raise ConfigError(f"model file {path}: \"models\" must be a non-empty list")
