@@ -218,25 +218,28 @@ class Library(Generic[T]):
         self._lazy = _Lazy(modules)
 
     def provides(self, *families: str, when: Callable[[Any], bool] | None = None,
-                 origin: str | None = None):
+                 origin: str | None = None, first: bool = False):
         """Decorator: register the decorated artifact for ``families`` (and, with ``when``,
-        only for task instances it accepts)."""
+        only for task instances it accepts); ``first`` puts it before the artifacts already
+        there (a user's artifact taking precedence over the shipped one)."""
         where = origin or origin_of(_caller_module())
 
         def wrap(artifact: T) -> T:
-            self.add(artifact, *families, when=when, origin=where)
+            self.add(artifact, *families, when=when, origin=where, first=first)
             return artifact
         return wrap
 
     def add(self, artifact: T, *families: str, when: Callable[[Any], bool] | None = None,
-            origin: str | None = None) -> T:
+            origin: str | None = None, first: bool = False) -> T:
         if not families or not all(isinstance(f, str) and f for f in families):
             raise TypeError(f"a {self.kind} needs the task families it is for, e.g. "
                             f"provides('parity')")
         entry = Entry(tuple(families), artifact, origin or origin_of(_caller_module()), when)
+        if first:
+            self._lazy.load()  # before the shipped artifacts, also those loaded later
         if not any(e.artifact is artifact and e.families == entry.families
                    for e in self._entries):  # a module imported twice adds nothing
-            self._entries.append(entry)
+            self._entries.insert(0 if first else len(self._entries), entry)
         return artifact
 
     def for_task(self, task: Any) -> list[tuple[str, T]]:

@@ -49,7 +49,7 @@ def test_size_bound_is_exact():
     assert [R.size_bound(m)["s >="] for m in (1, 2, 3, 4)] == [1, 2, 2, 3]
 
 
-def test_softmax_step_reports_width_and_rejects_a_broken_weight(monkeypatch):
+def test_softmax_step_reports_width_and_rejects_a_broken_weight():
     step = R.softmax_step(2)
     assert step.ok and step.up_to == 2
     assert "width 9 (m + 7)" in step.details["m=2 (n = 2^m = 4, length 14)"]
@@ -60,9 +60,11 @@ def test_softmax_step_reports_width_and_rejects_a_broken_weight(monkeypatch):
         w = c.weights.copy()
         w.layers[1].wk[0, w.channels.index("isval"), -1] = 0.0   # no value-position bonus
         return dataclasses.replace(c, weights=w)
-    monkeypatch.setitem(constructions.BUILDERS, "kv_retrieval", bad_builder)
-    bad = R.softmax_step(2)
+    with constructions.CONSTRUCTIONS.scoped():
+        constructions.CONSTRUCTIONS.add(bad_builder, "kv_retrieval", first=True)
+        bad = R.softmax_step(2)
     assert not bad.ok and bad.status == "failed"
+    assert constructions.BUILDERS["kv_retrieval"] is real
 
 
 @pytest.mark.parametrize("name", ["crasp-retrieval-size", "crasp-softmax-width"])

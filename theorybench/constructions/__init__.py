@@ -11,16 +11,44 @@ score gap and a bound on the softmax error).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Callable
+
 from .. import tasks
 from ..errors import TaskParameterError
+from ..registry import BUILTIN, artifact_library
 from .base import Certificate, Construction
 from .counting import dyck1, majority
 from .model import SetTransformer, Weights, margins
 from .retrieval import index, induction, kv_retrieval
 
-#: task family -> builder of its construction
-BUILDERS = {"majority": majority, "dyck": dyck1, "dyck_bounded": dyck1, "index": index,
-            "khop": induction, "kv_retrieval": kv_retrieval}
+#: Hand-set transformers per task family (the registry idiom of
+#: :mod:`theorybench.registry`): each is ``build(task) -> Construction``.
+CONSTRUCTIONS = artifact_library("construction", column="construction")
+for _fams, _build in ((("majority",), majority), (("dyck", "dyck_bounded"), dyck1),
+                      (("index",), index), (("khop",), induction),
+                      (("kv_retrieval",), kv_retrieval)):
+    CONSTRUCTIONS.add(_build, *_fams, origin=BUILTIN)
+
+
+class _ByFamily(Mapping):
+    """task family -> builder of its construction (the first in :data:`CONSTRUCTIONS`)."""
+
+    def __getitem__(self, family: str) -> Callable[..., Construction]:
+        found = CONSTRUCTIONS.for_task(family)
+        if not found:
+            raise KeyError(family)
+        return found[0][1]
+
+    def __iter__(self):
+        return iter(CONSTRUCTIONS.families())
+
+    def __len__(self) -> int:
+        return len(CONSTRUCTIONS.families())
+
+
+#: task family -> builder of its construction (a live view of :data:`CONSTRUCTIONS`)
+BUILDERS: Mapping[str, Callable[..., Construction]] = _ByFamily()
 
 
 def supported() -> list[str]:
@@ -36,5 +64,5 @@ def build(task: str, n: int, **params) -> Construction:
     return BUILDERS[task](tasks.get(task, n=n, **params))
 
 
-__all__ = ["BUILDERS", "Certificate", "Construction", "SetTransformer", "Weights", "build",
+__all__ = ["BUILDERS", "CONSTRUCTIONS", "Certificate", "Construction", "SetTransformer", "Weights", "build",
            "margins", "supported"]
