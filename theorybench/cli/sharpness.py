@@ -3,10 +3,12 @@ or at trained solutions (largest Hessian eigenvalue and average sharpness under 
 
 from __future__ import annotations
 
+import sys
+
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..experiments.sharpness import measure
-from .common import parse_range, parse_seed, print_json, print_table
+from .common import add_force, parse_range, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -31,9 +33,16 @@ def register(sub) -> None:
     p.add_argument("--rho", type=float, default=1e-3, help="noise scale (default 0.001)")
     p.add_argument("--perturbations", type=int, default=16,
                    help="antithetic noise pairs (default 16)")
-    p.add_argument("--plot", metavar="FILE.png", help="write the sharpness-versus-n figure")
+    p.add_argument("--plot", metavar="FILE.png",
+                   help="write the sharpness-versus-n figure (PNG unless the suffix names "
+                        "another format; an existing folder gets sharpness_vs_n.png inside)")
+    add_force(p, "--plot")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_sharpness)
+
+
+def _note(message: str) -> None:
+    print(f"theorybench: note: {message}", file=sys.stderr)
 
 
 def cmd_sharpness(args) -> int:
@@ -44,6 +53,12 @@ def cmd_sharpness(args) -> int:
     if len(specs) * len(ns) > 64:
         raise ConfigError(f"{len(specs) * len(ns)} (task, n) pairs: at most 64 per command")
     state = "trained" if (args.train or args.trained) else "init"
+    if args.plot is not None:  # refused before any training
+        from ..matrix.plots import figure_path
+        from ..safe_io import IMAGE, check_output
+        args.plot = check_output(figure_path(args.plot, "sharpness_vs_n.png"),
+                                 [("the checkpoint --trained", args.trained)], args.force,
+                                 IMAGE, what="--plot")
     results, skipped = [], []
     for family, params in specs:
         for n in ns:
@@ -55,7 +70,7 @@ def cmd_sharpness(args) -> int:
             r = measure(family, n, params, state=state, size=args.size, seed=args.seed,
                         batch=args.batch, iters=args.iters, rho=args.rho,
                         perturbations=args.perturbations, train_steps=args.train or 2000,
-                        checkpoint=args.trained, progress=None)
+                        checkpoint=args.trained, progress=None, warn=_note)
             results.append(r.to_dict())
     if not results:
         raise ConfigError("no valid (task, n): " + "; ".join(skipped))

@@ -114,9 +114,11 @@ def measure(task: str, n: int, params: dict | None = None, *, state: str = "init
             size: str = "small", encoding: str = "nope", seed: int = 0, batch: int = 256,
             iters: int = 30, rho: float = 1e-3, perturbations: int = 16,
             train_steps: int = 2000, checkpoint: str | None = None,
-            progress: bool | None = False) -> SharpnessResult:
+            progress: bool | None = False, warn=None) -> SharpnessResult:
     """Sharpness of the model of ``task`` at ``n``: freshly initialised (``state='init'``),
-    trained here for ``train_steps`` steps, or loaded from ``checkpoint``."""
+    trained here for ``train_steps`` steps, or loaded from ``checkpoint`` (which must be a
+    model of this task, see :func:`.checkpoint.load_checkpoint`; ``warn`` receives its
+    note on an old checkpoint)."""
     if state not in STATES:
         raise ConfigError(f"state {state!r}: use one of {', '.join(STATES)}")
     for name, value, lo in (("batch", batch, 2), ("iters", iters, 1),
@@ -134,10 +136,13 @@ def measure(task: str, n: int, params: dict | None = None, *, state: str = "init
     steps = 0
     if checkpoint:
         from .checkpoint import load_checkpoint
-        model, meta = load_checkpoint(checkpoint)
-        if tuple(meta.get("vocab", ())) != data.vocab:
-            raise ConfigError(f"checkpoint {checkpoint} was trained on another vocabulary "
-                              f"than {task} at n={n}")
+        # the task (family, parameters, definition) and n are checked, not only the vocabulary
+        model, meta = load_checkpoint(checkpoint, task=task, params=params, n=n, warn=warn)
+        if tuple(meta["vocab"]) != data.vocab or tuple(meta["labels"]) != data.label_vocab:
+            raise ConfigError(f"checkpoint {checkpoint} was trained on other tokens or labels "
+                              f"than {task} has at n={n} ({len(meta['vocab'])} tokens and "
+                              f"{len(meta['labels'])} labels, not {len(data.vocab)} and "
+                              f"{len(data.label_vocab)}); give a checkpoint trained at this n")
         state = "trained"
     else:
         cfg = ModelConfig.of_size(size, vocab_size=len(data.vocab),

@@ -90,7 +90,10 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
            "seed": spec["seed"], "encoding": spec["model"]["encoding"],
            "size": spec["model"]["size"], "key": record.key,
            "test_accuracy": record.metrics.get("test_accuracy")}
-    task = tasks.get(spec["task"], n=spec["n"], **spec["params"])
+    try:
+        task = tasks.get(spec["task"], n=spec["n"], **spec["params"])
+    except TheorybenchError as exc:  # a stored spec this theorybench cannot build
+        return {**row, "skipped": f"the run's task cannot be built: {exc}"}
     if task.output == "answer":
         return {**row, "skipped": "the answer is a token sequence; the estimator needs one "
                                   "output per input"}
@@ -104,11 +107,21 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
     if cache.is_file():
         try:
             cached = json.loads(cache.read_text())
-            if cached.get("settings") == settings:
+            if (isinstance(cached, dict) and cached.get("settings") == settings
+                    and _valid_result(cached.get("result"))):
                 return {**row, **cached["result"]}
         except (OSError, ValueError):
             pass  # a damaged cache file is recomputed
-    model, meta = load_checkpoint(weights)
+    notes: list[str] = []
+    try:  # a checkpoint of another task or a damaged one is named in the table, not fatal
+        model, meta = load_checkpoint(weights, task=spec["task"], params=spec["params"],
+                                      n=spec["n"], warn=notes.append)
+    except TheorybenchError as exc:
+        return {**row, "skipped": f"checkpoint refused: {exc}"}
+    if notes:
+        row["checkpoint_note"] = " ".join(notes)
+    if not set(task.vocab) <= set(meta["vocab"]) or not set(meta["labels"]) & set(task.label_vocab):
+        return {**row, "skipped": "the checkpoint's tokens or labels are not the task's"}
     predict = _predictor(model, meta, task)
     result = None
     for distribution in ("uniform", "task"):
@@ -130,6 +143,16 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
     except OSError:
         pass  # a read-only checkpoint folder: the result is still returned
     return {**row, **result}
+
+
+#: What a cached result must hold to be used (an edited or damaged one is recomputed).
+_RESULT_NUMBERS = ("model_sensitivity", "task_sensitivity", "agreement", "samples")
+
+
+def _valid_result(result: Any) -> bool:
+    return (isinstance(result, dict) and result.get("distribution") in ("uniform", "task")
+            and all(isinstance(result.get(k), (int, float)) and not isinstance(result.get(k), bool)
+                    for k in _RESULT_NUMBERS))
 
 
 def _estimate(predict, df, samples: int, seed: int, distribution: str) -> dict[str, Any]:
