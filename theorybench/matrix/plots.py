@@ -22,11 +22,13 @@ COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insuffic
            None: "#ffffff"}
 
 
-def figure_path(path: str | Path, default_name: str) -> Path:
+def figure_path(path: str | Path, default_name: str, what: str = "--plot") -> Path:
     """Where a ``--plot`` figure goes: an existing folder gets ``default_name`` inside it, a
     name without a suffix gets ``.png``; the format is the suffix's (png, pdf, svg, ...)."""
     from ..errors import ConfigError
     from ..safe_io import in_folder
+    if not str(path).strip():
+        return path  # left for check_output to refuse by the option's name
     p = in_folder(path, default_name)
     if not p.suffix:
         return p.with_name(p.name + ".png")
@@ -35,7 +37,7 @@ def figure_path(path: str | Path, default_name: str) -> Path:
     kinds = probe.canvas.get_supported_filetypes()
     plt.close(probe)
     if fmt not in kinds:
-        raise ConfigError(f"{path}: matplotlib cannot write .{fmt} figures; use one of "
+        raise ConfigError(f"{what} {path}: matplotlib cannot write .{fmt} figures; use one of "
                           f"{', '.join('.' + k for k in sorted(kinds))} (e.g. .png)")
     return p
 
