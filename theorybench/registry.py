@@ -18,6 +18,7 @@ import contextlib
 import difflib
 import importlib
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
@@ -251,6 +252,10 @@ class Library(Generic[T]):
         found = self.for_task(task)
         return found[0][1] if found else None
 
+    def by_family(self) -> "ByFamily[T]":
+        """A live read-only mapping family -> its first artifact."""
+        return ByFamily(self)
+
     def families(self) -> list[str]:
         """Every family with at least one artifact, in registration order."""
         self._lazy.load()
@@ -277,6 +282,26 @@ class Library(Generic[T]):
         return f"Library({self.kind!r}, {len(self._entries)} artifacts)"
 
 
+class ByFamily(Mapping, Generic[T]):
+    """family -> the first artifact of a :class:`Library` for it: a live, read-only view
+    for code that looks artifacts up by family name (``name in view``, ``view[name]``)."""
+
+    def __init__(self, lib: Library[T]):
+        self._lib = lib
+
+    def __getitem__(self, family: str) -> T:
+        found = self._lib.for_task(family)
+        if not found:
+            raise KeyError(family)
+        return found[0][1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lib.families())
+
+    def __len__(self) -> int:
+        return len(self._lib.families())
+
+
 #: Every library by kind, so that `theorybench tasks --coverage` and the family check find
 #: them without knowing the theory models (filled by :func:`artifact_library`).
 LIBRARIES: Registry[Library] = Registry("artifact library", plural="artifact libraries")
@@ -291,5 +316,5 @@ def artifact_library(kind: str, modules: Iterable[str] | Callable[[], Iterable[s
     return lib
 
 
-__all__ = ["Registry", "Library", "Entry", "LIBRARIES", "artifact_library", "family_of", "origin_of",
+__all__ = ["Registry", "Library", "ByFamily", "Entry", "LIBRARIES", "artifact_library", "family_of", "origin_of",
            "did_you_mean", "BUILTIN"]

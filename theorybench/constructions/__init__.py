@@ -31,24 +31,8 @@ for _fams, _build in ((("majority",), majority), (("dyck", "dyck_bounded"), dyck
     CONSTRUCTIONS.add(_build, *_fams, origin=BUILTIN)
 
 
-class _ByFamily(Mapping):
-    """task family -> builder of its construction (the first in :data:`CONSTRUCTIONS`)."""
-
-    def __getitem__(self, family: str) -> Callable[..., Construction]:
-        found = CONSTRUCTIONS.for_task(family)
-        if not found:
-            raise KeyError(family)
-        return found[0][1]
-
-    def __iter__(self):
-        return iter(CONSTRUCTIONS.families())
-
-    def __len__(self) -> int:
-        return len(CONSTRUCTIONS.families())
-
-
 #: task family -> builder of its construction (a live view of :data:`CONSTRUCTIONS`)
-BUILDERS: Mapping[str, Callable[..., Construction]] = _ByFamily()
+BUILDERS: Mapping[str, Callable[..., Construction]] = CONSTRUCTIONS.by_family()
 
 
 def supported() -> list[str]:

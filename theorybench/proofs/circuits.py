@@ -37,6 +37,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any, Callable
 
 import numpy as np
@@ -44,6 +45,7 @@ import z3
 
 from .. import tasks
 from ..errors import TaskParameterError, TheoryError
+from ..registry import BUILTIN, artifact_library
 from ..formal.circuits.builders import Built, build, builders_for
 from ..formal.circuits.evaluate import evaluate
 from ..formal.circuits.ir import AND, CONST, INPUT, MAJ, NOT, OR, THR, Circuit
@@ -161,7 +163,7 @@ def _dyck1(task, df, tok):
     return z3.And(*conds)
 
 
-SPECS: dict[str, Spec] = {
+_SHIPPED: dict[str, Spec] = {
     "all": Spec("AND of the n bits", lambda t, d, x: z3.And(_bits(t, x, range(t.n)))),
     "any": Spec("OR of the n bits", lambda t, d, x: z3.Or(_bits(t, x, range(t.n)))),
     "parity": Spec("XOR of the n bits", lambda t, d, x: _xor(_bits(t, x, range(t.n))),
@@ -194,6 +196,15 @@ SPECS: dict[str, Spec] = {
                          _dyck1, applies=lambda t: None if t.k == 1 else
                          f"only one bracket type has a specification here (k={t.k})"),
 }
+
+
+#: z3 specifications per task family (the registry idiom of :mod:`theorybench.registry`).
+CIRCUIT_SPECS = artifact_library("circuit proof spec", column="circuit spec")
+for _family, _spec in _SHIPPED.items():
+    CIRCUIT_SPECS.add(_spec, _family, origin=BUILTIN)
+
+
+SPECS: Mapping[str, Spec] = CIRCUIT_SPECS.by_family()
 
 
 def families() -> list[str]:

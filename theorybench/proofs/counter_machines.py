@@ -23,6 +23,7 @@ import numpy as np
 import z3
 
 from ..errors import TheorybenchError
+from ..registry import artifact_library
 from ..formal.crasp import ast as A
 
 
@@ -257,37 +258,64 @@ def _dyck(D: int | None) -> SpecMachine:
         f"not bad and depth = 0 at the end")
 
 
+#: Specification machines per task family (the registry idiom of
+#: :mod:`theorybench.registry`): each is ``make(params) -> SpecMachine | None`` (None when
+#: the task's parameters are outside what it specifies).
+INDUCTION_SPECS = artifact_library("induction spec", column="induction spec")
+
+
+@INDUCTION_SPECS.provides("majority")
+def _majority_spec(params: dict[str, Any]) -> SpecMachine:
+    return _bits("majority", "d = #1 - #0; accept iff d > 0",
+                 lambda ops: {"d": ops.int_(0)},
+                 lambda ops, s, t: {"d": s["d"] + ops.as_int(t("1")) - ops.as_int(t("0"))},
+                 lambda ops, s: s["d"] > 0, (("d", "int"),),
+                 lambda ops, p: p % 2 == 1)
+
+
+@INDUCTION_SPECS.provides("all")
+def _all_spec(params: dict[str, Any]) -> SpecMachine:
+    return _bits("all", "seen0 once a 0 is read; accept iff not seen0",
+                 lambda ops: {"seen0": ops.bool_(False)},
+                 lambda ops, s, t: {"seen0": ops.or_(s["seen0"], t("0"))},
+                 lambda ops, s: ops.not_(s["seen0"]), (("seen0", "bool"),))
+
+
+@INDUCTION_SPECS.provides("any")
+def _any_spec(params: dict[str, Any]) -> SpecMachine:
+    return _bits("any", "seen1 once a 1 is read; accept iff seen1",
+                 lambda ops: {"seen1": ops.bool_(False)},
+                 lambda ops, s, t: {"seen1": ops.or_(s["seen1"], t("1"))},
+                 lambda ops, s: s["seen1"], (("seen1", "bool"),))
+
+
+@INDUCTION_SPECS.provides("parity")
+def _parity_spec(params: dict[str, Any]) -> SpecMachine:
+    return _bits("parity", "odd flips at each 1; accept iff odd",
+                 lambda ops: {"odd": ops.bool_(False)},
+                 lambda ops, s, t: {"odd": ops.ite(t("1"), ops.not_(s["odd"]), s["odd"])},
+                 lambda ops, s: s["odd"], (("odd", "bool"),))
+
+
+@INDUCTION_SPECS.provides("dyck")
+def _dyck_spec(params: dict[str, Any]) -> SpecMachine | None:
+    return _dyck(None) if int(params.get("k", 2)) == 1 else None
+
+
+@INDUCTION_SPECS.provides("dyck_bounded")
+def _dyck_bounded_spec(params: dict[str, Any]) -> SpecMachine | None:
+    return _dyck(int(params.get("D", 2))) if int(params.get("k", 1)) == 1 else None
+
+
 def spec_for(family: str, params: dict[str, Any] | None = None) -> SpecMachine | None:
     """The specification machine of a task instance's language, or None if there is none.
 
     The machine's parameters come from the task (bounded Dyck's D); n does not enter, so
     one machine is the language at every length."""
-    params = dict(params or {})
-    if family == "majority":
-        return _bits("majority", "d = #1 - #0; accept iff d > 0",
-                     lambda ops: {"d": ops.int_(0)},
-                     lambda ops, s, t: {"d": s["d"] + ops.as_int(t("1")) - ops.as_int(t("0"))},
-                     lambda ops, s: s["d"] > 0, (("d", "int"),),
-                     lambda ops, p: p % 2 == 1)
-    if family == "all":
-        return _bits("all", "seen0 once a 0 is read; accept iff not seen0",
-                     lambda ops: {"seen0": ops.bool_(False)},
-                     lambda ops, s, t: {"seen0": ops.or_(s["seen0"], t("0"))},
-                     lambda ops, s: ops.not_(s["seen0"]), (("seen0", "bool"),))
-    if family == "any":
-        return _bits("any", "seen1 once a 1 is read; accept iff seen1",
-                     lambda ops: {"seen1": ops.bool_(False)},
-                     lambda ops, s, t: {"seen1": ops.or_(s["seen1"], t("1"))},
-                     lambda ops, s: s["seen1"], (("seen1", "bool"),))
-    if family == "parity":
-        return _bits("parity", "odd flips at each 1; accept iff odd",
-                     lambda ops: {"odd": ops.bool_(False)},
-                     lambda ops, s, t: {"odd": ops.ite(t("1"), ops.not_(s["odd"]), s["odd"])},
-                     lambda ops, s: s["odd"], (("odd", "bool"),))
-    if family == "dyck" and int(params.get("k", 2)) == 1:
-        return _dyck(None)
-    if family == "dyck_bounded" and int(params.get("k", 1)) == 1:
-        return _dyck(int(params.get("D", 2)))
+    for _origin, make in INDUCTION_SPECS.for_task(family):
+        machine = make(dict(params or {}))
+        if machine is not None:
+            return machine
     return None
 
 

@@ -440,24 +440,8 @@ for _fams, _alg in (
     MPC_ALGORITHMS.add(_alg, *_fams, origin=BUILTIN)
 
 
-class _ByFamily(Mapping):
-    """family -> its first :class:`Algorithm`, a live view of :data:`MPC_ALGORITHMS`."""
-
-    def __getitem__(self, family: str) -> Algorithm:
-        found = MPC_ALGORITHMS.for_task(family)
-        if not found:
-            raise KeyError(family)
-        return found[0][1]
-
-    def __iter__(self):
-        return iter(MPC_ALGORITHMS.families())
-
-    def __len__(self) -> int:
-        return len(MPC_ALGORITHMS.families())
-
-
 #: family -> (description, program) of its algorithm (a view of :data:`MPC_ALGORITHMS`).
-ALGORITHMS: Mapping[str, Algorithm] = _ByFamily()
+ALGORITHMS: Mapping[str, Algorithm] = MPC_ALGORITHMS.by_family()
 
 #: Default memory constant: s = ceil(C * N^delta).
 C_DEFAULT = 4.0
