@@ -26,12 +26,24 @@ GOOD = {"<=32": 1.0, "33-64": 0.97, "65-128": 0.95}
 BAD = {"<=32": 1.0, "33-64": 0.6, "65-128": 0.5}
 
 
+def kh2(k, n, acc, spread=0.01):
+    """Two seeds of one k-hop point, ``spread`` apart around ``acc``."""
+    return [kh(k, n, acc - spread / 2, 0), kh(k, n, acc + spread / 2, 1)]
+
+
 def _records(parity=0.5, k2=0.9):
     return [ind("parity", 8, parity), ind("parity", 16, 0.5), ind("majority", 7, 1.0),
-            ind("index", 8, 1.0), kh(1, 8, 1.0), kh(1, 16, 0.995), kh(2, 8, k2),
-            kh(2, 16, 0.97), kh(3, 8, 0.8), kh(3, 16, 0.7),
+            ind("index", 8, 1.0), *kh2(1, 8, 0.99), *kh2(1, 16, 0.99), *kh2(2, 8, k2),
+            *kh2(2, 16, 0.97), *kh2(3, 8, 0.8), *kh2(3, 16, 0.7),
             dyck1("nope", GOOD), dyck1("nope", BAD, "base"), dyck1("rope", GOOD),
             lg("khop", "rope", BAD), lg("khop", "alibi", GOOD)]
+
+
+def _pooled(ph, pe, hc, hp, ec, ep, p_value, null_gap=0.0):
+    return {"precision_hard": ph, "precision_easy": pe, "hard_correct": hc,
+            "hard_predicted": hp, "easy_correct": ec, "easy_predicted": ep,
+            "gap": ph - pe, "null_gap": null_gap, "p_value": p_value,
+            "hard_more_reliable": ph > pe and p_value < 0.05}
 
 
 def _outcomes(records, pooled=None):
@@ -40,12 +52,10 @@ def _outcomes(records, pooled=None):
 
 
 def test_each_rule_reads_the_cells():
-    out = _outcomes(_records(), {"in_distribution": {
-        "precision_easy": 0.6, "precision_hard": 0.8, "easy_correct": 3, "easy_predicted": 5,
-        "hard_correct": 4, "hard_predicted": 5}})
+    out = _outcomes(_records(), {"in_distribution": _pooled(0.8, 0.6, 4, 5, 3, 5, 0.01)})
     assert out["Parity"]["outcome"] == REPRODUCED and "parity hard" in out["Parity"]["measured"]
     assert out["2-hop"]["outcome"] == REPRODUCED
-    assert "n=8 0.900 vs 1.000" in out["2-hop"]["measured"]
+    assert "n=8 0.900 [0.895, 0.905] vs 0.990 [0.985, 0.995]" in out["2-hop"]["measured"]
     # small NoPE generalizes, base NoPE does not: partly, with both named
     assert out["NoPE"]["outcome"] == PARTLY and "base/nope" in out["NoPE"]["measured"]
     assert out["RoPE"]["outcome"] == NOT_REPRODUCED
@@ -55,9 +65,7 @@ def test_each_rule_reads_the_cells():
 
 def test_contradicting_and_missing_data():
     learned_parity = [ind("parity", 8, 1.0), ind("parity", 16, 0.995)] + _records()[2:]
-    out = _outcomes(learned_parity, {"lg": {
-        "precision_easy": 0.9, "precision_hard": 0.5, "easy_correct": 9, "easy_predicted": 10,
-        "hard_correct": 1, "hard_predicted": 2}})
+    out = _outcomes(learned_parity, {"lg": _pooled(0.5, 0.9, 1, 2, 9, 10, 0.9)})
     assert out["Parity"]["outcome"] == PARTLY           # parity learned, the others too
     only_parity_learned = [ind("parity", 8, 1.0), ind("majority", 7, 0.6), ind("index", 8, 0.5),
                            kh(1, 8, 0.7)]
@@ -69,8 +77,29 @@ def test_contradicting_and_missing_data():
 
 
 def test_hops_not_harder_is_not_reproduced():
-    recs = [kh(1, 8, 0.9), kh(2, 8, 0.95), kh(3, 8, 0.99)]
+    recs = [*kh2(1, 8, 0.9), *kh2(2, 8, 0.95), *kh2(3, 8, 0.99)]
     assert _outcomes(recs)["2-hop"]["outcome"] == NOT_REPRODUCED
+
+
+def test_hops_within_seed_noise_is_not_harder():
+    """A lower mean whose seed range overlaps 1-hop's is noise, not a harder task."""
+    recs = [*kh2(1, 8, 0.95, spread=0.1), *kh2(2, 8, 0.93, spread=0.1),
+            *kh2(3, 8, 0.94, spread=0.1)]
+    out = _outcomes(recs)["2-hop"]
+    assert out["outcome"] == NOT_REPRODUCED and "margin -0.0" in out["measured"]
+
+
+def test_hops_with_one_seed_are_not_tested():
+    recs = [kh(1, 8, 1.0), kh(2, 8, 0.5), kh(3, 8, 0.5)]
+    out = _outcomes(recs)["2-hop"]
+    assert out["outcome"] == NOT_TESTED and ">= 2 seeds" in out["measured"]
+
+
+def test_a_raw_precision_gap_that_the_base_rate_explains_is_not_reproduced():
+    out = _outcomes(_records(), {"in_distribution": _pooled(0.8, 0.6, 4, 5, 3, 5, 0.4,
+                                                             null_gap=0.2)})
+    assert out["Hard"]["outcome"] == NOT_REPRODUCED
+    assert "permutation p = 0.400" in out["Hard"]["measured"]
 
 
 def test_findings_table_in_the_report():

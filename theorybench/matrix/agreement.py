@@ -2,11 +2,17 @@
 
 For a theory T and a line L, the compared cells are the tasks where T's verdict is Easy or
 Hard and L's verdict is Easy or Hard; Unknown predictions and insufficient empirical cells
-are excluded and counted. Reported: accuracy, precision of T's Easy predictions (of the
-tasks T calls Easy, the fraction observed Easy) and of its Hard predictions, the
-disagreements with a likely cause drawn from T's modelling assumptions, and the theory
-that agrees best on each line. Nothing here is asserted: every figure is computed from the
-predictions and the store.
+are excluded and counted. Reported: accuracy with its Wilson interval, precision of T's
+Easy predictions (of the tasks T calls Easy, the fraction observed Easy) and of its Hard
+predictions, the disagreements with a likely cause drawn from T's modelling assumptions,
+and the theory that agrees best on each line.
+
+Beside every theory stand the trivial predictors (:func:`baselines`: always Easy, always
+Hard, the majority class), and each theory row carries the majority class's accuracy on the
+theory's own compared cells with an exact McNemar p-value, so the table says when a theory
+does not beat the trivial predictor. "Hard predictions are more precise" is decided by a
+permutation test against the base rate (:func:`hard_vs_easy_precision`). Nothing here is
+asserted: every figure is computed from the predictions and the store.
 """
 
 from __future__ import annotations
@@ -14,7 +20,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping
 
+import numpy as np
+
 from .empirical import EASY, HARD, EmpiricalCell
+from .stats import mcnemar_exact, precision_gap_test, wilson_interval
+
+#: level at which a theory "beats" the majority class and Hard is "more precise"
+ALPHA = 0.05
 
 
 @dataclass
@@ -45,6 +57,34 @@ class AgreementRow:
     #: decided predictions left out because their status is below ``min_status``
     excluded_status: int = 0
     min_status: str | None = None
+    #: 95 % Wilson interval of ``accuracy`` (over the compared tasks)
+    accuracy_interval: tuple[float, float] | None = None
+    #: accuracy of the majority observed verdict on the same compared cells, and the exact
+    #: one-sided McNemar p-value that the theory does better than it
+    majority_baseline: float | None = None
+    p_vs_majority: float | None = None
+    #: (task, predicted, observed) of every compared cell
+    compared_cells: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def beats_majority(self) -> bool | None:
+        """Whether the theory beats the majority class on its own cells at level ALPHA."""
+        return None if self.p_vs_majority is None else self.p_vs_majority < ALPHA
+
+    def finish(self) -> None:
+        """Fill the figures derived from the compared cells."""
+        self.accuracy = _ratio(self.agree, self.compared)
+        self.precision_easy = _ratio(self.easy_correct, self.easy_predicted)
+        self.precision_hard = _ratio(self.hard_correct, self.hard_predicted)
+        self.accuracy_interval = wilson_interval(self.agree, self.compared)
+        if not self.compared:
+            return
+        observed = [o for _, _, o in self.compared_cells]
+        majority = HARD if observed.count(HARD) >= observed.count(EASY) else EASY
+        self.majority_baseline = observed.count(majority) / len(observed)
+        only_theory = sum(p == o != majority for _, p, o in self.compared_cells)
+        only_majority = sum(p != o == majority for _, p, o in self.compared_cells)
+        self.p_vs_majority = mcnemar_exact(only_theory, only_majority)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -149,6 +189,7 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
                     row.excluded_insufficient += 1
                     continue
                 row.compared += 1
+                row.compared_cells.append((task, predicted, cell.verdict))
                 hit = predicted == cell.verdict
                 row.agree += hit
                 if predicted == EASY:
@@ -162,9 +203,42 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
                         task, predicted, cell.verdict,
                         likely_cause(predicted, cell.verdict, assumptions.get(theory, ()),
                                      line)))
-            row.accuracy = _ratio(row.agree, row.compared)
-            row.precision_easy = _ratio(row.easy_correct, row.easy_predicted)
-            row.precision_hard = _ratio(row.hard_correct, row.hard_predicted)
+            row.finish()
+            rows.append(row)
+    return rows
+
+
+#: The trivial predictors every theory is set beside.
+BASELINES = ("always Easy", "always Hard", "majority class")
+
+
+def baselines(predictions: Iterable[Mapping[str, Any]],
+              empirical: Mapping[str, Mapping[str, EmpiricalCell]]) -> list[AgreementRow]:
+    """One row per (trivial predictor, line) over every task of the prediction matrix with a
+    decided empirical verdict. The majority class is the line's more frequent observed
+    verdict (ties: Hard), so it is the best constant predictor in hindsight."""
+    tasks = sorted({p["task"] for p in predictions})
+    rows = []
+    for line, cells in empirical.items():
+        observed = {t: cells[t].verdict for t in tasks
+                    if t in cells and cells[t].verdict in (EASY, HARD)}
+        values = list(observed.values())
+        majority = HARD if values.count(HARD) >= values.count(EASY) else EASY
+        for name, constant in zip(BASELINES, (EASY, HARD, majority)):
+            row = AgreementRow(name, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0)
+            for task, seen in observed.items():
+                hit = constant == seen
+                row.compared += 1
+                row.agree += hit
+                row.compared_cells.append((task, constant, seen))
+                if constant == EASY:
+                    row.easy_predicted += 1
+                    row.easy_correct += hit
+                else:
+                    row.hard_predicted += 1
+                    row.hard_correct += hit
+            row.finish()
+            row.p_vs_majority = None   # a baseline is not tested against itself
             rows.append(row)
     return rows
 
@@ -201,18 +275,47 @@ def _neg(name: str) -> tuple[int, ...]:
     return tuple(-ord(c) for c in name)
 
 
-def hard_vs_easy_precision(rows: Iterable[AgreementRow]) -> dict[str, Any]:
+def hard_vs_easy_precision(rows: Iterable[AgreementRow],
+                           rng: np.random.Generator | None = None,
+                           permutations: int = 20_000) -> dict[str, Any]:
     """Pooled precision of all Hard and of all Easy predictions per line (the study's claim
-    that Hard predictions are the more reliable ones, computed rather than asserted)."""
+    that Hard predictions are the more reliable ones), and whether the gap beats the base
+    rate: a permutation test (:func:`.stats.precision_gap_test`) shuffles the observed
+    verdicts among the compared tasks. ``hard_more_reliable`` is True only when the gap is
+    positive *and* its p-value is below ALPHA; the raw comparison of the two precisions is
+    kept as ``hard_precision_higher``. ``rng`` defaults to a generator seeded with 0, so a
+    report is reproducible."""
+    rng = np.random.default_rng(0) if rng is None else rng
+    rows = list(rows)
     out: dict[str, Any] = {}
     for r in rows:
         d = out.setdefault(r.line, {"easy_predicted": 0, "easy_correct": 0,
                                     "hard_predicted": 0, "hard_correct": 0})
         for k in ("easy_predicted", "easy_correct", "hard_predicted", "hard_correct"):
             d[k] += getattr(r, k)
-    for d in out.values():
+    for line, d in out.items():
         d["precision_easy"] = _ratio(d["easy_correct"], d["easy_predicted"])
         d["precision_hard"] = _ratio(d["hard_correct"], d["hard_predicted"])
         pe, ph = d["precision_easy"], d["precision_hard"]
-        d["hard_more_reliable"] = None if pe is None or ph is None else ph > pe
+        d["hard_precision_higher"] = None if pe is None or ph is None else ph > pe
+        test = _gap_test([r for r in rows if r.line == line], rng, permutations)
+        d.update({k: test[k] for k in ("gap", "null_gap", "p_value", "permutations")})
+        d["hard_more_reliable"] = (None if test["p_value"] is None
+                                   else test["gap"] > 0 and test["p_value"] < ALPHA)
     return out
+
+
+def _gap_test(rows: list[AgreementRow], rng: np.random.Generator,
+              permutations: int) -> dict[str, Any]:
+    """The permutation test over one line's compared cells (theories x tasks)."""
+    tasks = sorted({t for r in rows for t, _, _ in r.compared_cells})
+    col = {t: i for i, t in enumerate(tasks)}
+    hard = np.zeros((len(rows), len(tasks)), dtype=bool)
+    easy = np.zeros_like(hard)
+    observed = np.zeros(len(tasks), dtype=bool)
+    for i, r in enumerate(rows):
+        for task, predicted, seen in r.compared_cells:
+            hard[i, col[task]] = predicted == HARD
+            easy[i, col[task]] = predicted == EASY
+            observed[col[task]] = seen == HARD
+    return precision_gap_test(hard, easy, observed, rng, permutations)

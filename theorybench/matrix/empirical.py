@@ -57,11 +57,14 @@ class Aggregate:
     best: float
     spread: float
     seeds: int
+    #: the seeds' values, for intervals over seeds
+    values: tuple[float, ...] = ()
 
     @classmethod
     def of(cls, values: list[float]) -> "Aggregate":
         return cls(mean=sum(values) / len(values), best=max(values),
-                   spread=max(values) - min(values), seeds=len(values))
+                   spread=max(values) - min(values), seeds=len(values),
+                   values=tuple(values))
 
     def pick(self, how: str) -> float:
         return self.best if how == "best" else self.mean

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import claim_links
-from .agreement import AgreementRow, agreement, best_theory, hard_vs_easy_precision
+from .agreement import (AgreementRow, agreement, baselines, best_theory,
+                        hard_vs_easy_precision)
 from ..errors import ConfigError
 from .empirical import (INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells,
                         row_name)
@@ -117,18 +118,19 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     missing = _missing(preds, records, emp, task_names, store_name)
     tables = {"predictions": prediction_table(preds, theory_names, task_names),
               "empirical": empirical_table(emp, task_names, thresholds),
-              "agreement": agreement_table(rows)}
+              "agreement": agreement_table(rows, baselines(preds, emp))}
     if constructions:
         from .constructions_table import constructions_table
         tables["constructions"] = constructions_table()
+    pooled = hard_vs_easy_precision(rows)
     if emp:
         from .findings import findings_table
-        tables["findings"] = findings_table(emp, hard_vs_easy_precision(rows), thresholds)
+        tables["findings"] = findings_table(emp, pooled, thresholds)
     if model_sensitivity:
         from .model_sensitivity import table as sensitivity_table
         tables["model_sensitivity"] = sensitivity_table(model_sensitivity)
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
-                  best_theory(rows), hard_vs_easy_precision(rows),
+                  best_theory(rows), pooled,
                   [dict(r) for r in sharpness], [dict(r) for r in model_sensitivity])
 
 
@@ -355,7 +357,8 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
                  f"Easy, the fraction observed Easy; likewise for Hard. Unknown predictions "
                  f"and cells with too few runs are excluded and counted. Download: "
                  f"{_links('agreement')}</p>")
-    parts.append(_table_html(r.tables["agreement"]))
+    parts.append(_table_html(r.tables["agreement"])
+                 + f"<p>{esc(r.tables['agreement'].caption)}</p>")
     if r.best:
         parts.append("<p>Best-agreeing theory per line: " + "; ".join(
             f"{esc(line)}: <b>{esc(b['theory'])}</b> ({b['accuracy']:.2f} over {b['compared']} tasks)"
@@ -363,9 +366,12 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
     for line, d in r.pooled.items():
         pe, ph = d["precision_easy"], d["precision_hard"]
         fmt = lambda x: "n/a" if x is None else f"{x:.2f}"
+        test = ("" if d.get("p_value") is None else
+                f"; the gap {d['gap']:+.2f} against {d['null_gap']:+.2f} from the share of "
+                f"Hard tasks alone, permutation p = {d['p_value']:.3f}")
         parts.append(f"<p>{esc(line)}: pooled precision of Hard predictions {fmt(ph)} "
                      f"({d['hard_correct']}/{d['hard_predicted']}) versus Easy {fmt(pe)} "
-                     f"({d['easy_correct']}/{d['easy_predicted']}).</p>")
+                     f"({d['easy_correct']}/{d['easy_predicted']}){esc(test)}.</p>")
     if "findings" in r.tables:
         ft = r.tables["findings"]
         parts.append(f"<h3>The study's findings on this run</h3><p>Each finding checked by a "

@@ -147,21 +147,42 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
-def agreement_table(rows: Iterable[AgreementRow]) -> Table:
-    rows = list(rows)
-    header = ["theory", "line", "compared", "accuracy", "precision Easy", "precision Hard",
-              "unknown excl.", "insufficient excl.", "disagreements"]
+def _interval(iv) -> str:
+    return "n/a" if iv is None else f"[{iv[0]:.2f}, {iv[1]:.2f}]"
+
+
+def agreement_table(rows: Iterable[AgreementRow],
+                    trivial: Iterable[AgreementRow] = ()) -> Table:
+    """The theories' rows, then the trivial predictors' rows of each line (marked)."""
+    rows, trivial = list(rows), list(trivial)
+    header = ["theory", "line", "compared", "accuracy", "95% interval",
+              "majority class, same cells", "p vs majority", "precision Easy",
+              "precision Hard", "unknown excl.", "insufficient excl.", "disagreements"]
     out, records = [], []
-    for r in rows:
-        out.append([r.theory, r.line, str(r.compared), _pct(r.accuracy),
+    for r in rows + trivial:
+        baseline = r in trivial
+        p = r.p_vs_majority
+        out.append([f"baseline: {r.theory}" if baseline else r.theory, r.line,
+                    str(r.compared), _pct(r.accuracy), _interval(r.accuracy_interval),
+                    "-" if baseline else _pct(r.majority_baseline),
+                    "-" if p is None else f"{p:.3f}",
                     f"{_pct(r.precision_easy)} ({r.easy_correct}/{r.easy_predicted})",
                     f"{_pct(r.precision_hard)} ({r.hard_correct}/{r.hard_predicted})",
                     str(r.excluded_unknown), str(r.excluded_insufficient),
                     ", ".join(d.task for d in r.disagreements) or "-"])
-        records.append(r.to_dict())
+        records.append(dict(r.to_dict(), baseline=baseline))
     caption = ("Precision Easy = of the tasks the theory calls Easy, the fraction observed "
                "Easy (correct/predicted); likewise Hard. Unknown predictions and cells with "
-               "too few runs are excluded and counted.")
+               "too few runs are excluded and counted. The interval is the 95% Wilson "
+               "interval over the compared tasks. 'majority class, same cells' is the "
+               "accuracy of always saying the majority observed verdict on the theory's own "
+               "compared cells; 'p vs majority' the exact one-sided McNemar p-value that the "
+               "theory does better. The baseline rows are the trivial predictors over every "
+               "task with an empirical verdict.")
+    behind = [f"{r.theory} ({r.line})" for r in rows if r.compared and not r.beats_majority]
+    if behind:
+        caption += (" Not better than the majority class at level 0.05: "
+                    + ", ".join(behind) + ".")
     floor = next((r.min_status for r in rows if r.min_status), None)
     if floor:
         caption += (f" Only cells with status {floor} or stronger are compared "
