@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from ..errors import ConfigError, TaskParameterError
-from .common import add_task_args, float_arg, int_arg, parse_params, parse_seed, print_table
+from .common import add_force, add_task_args, float_arg, int_arg, parse_params, parse_seed, print_table
 
 EXIT_UNKNOWN = 3
 
@@ -23,6 +23,7 @@ def register(sub) -> None:
     b.add_argument("--view", default=None,
                    help="decision function to build (default: the task's main one)")
     b.add_argument("--dot", metavar="FILE", help="also write the circuit as Graphviz dot text")
+    add_force(b, "--dot")
     b.add_argument("--seed", type=parse_seed, default=0, help="seed of the verification samples")
     b.add_argument("--format", choices=("text", "json"), default="text")
     b.set_defaults(func=cmd_build)
@@ -117,14 +118,16 @@ def cmd_build(args) -> int:
     from ..formal.circuits.verify import verify
     import numpy as np
 
+    from ..safe_io import atomic_write, check_output
+    if args.dot is not None:  # refused before any work
+        check_output(args.dot, force=args.force, what="--dot")
     task = tasks.get(args.task, n=_n(args.n), **parse_params(args.param))
     built = build(task, args.basis, view=args.view if args.view is not None else 0)
     chk = verify(built, np.random.default_rng(args.seed))
     c = built.circuit
     if args.dot:
         try:
-            with open(args.dot, "w") as fh:
-                fh.write(c.to_dot())
+            atomic_write(args.dot, c.to_dot())
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
             raise ConfigError(f"--dot {args.dot!r} cannot be written: "
                               f"{getattr(exc, 'strerror', None) or exc}") from None
