@@ -1,4 +1,10 @@
-"""Entry point: builds the parser from every command module and runs the chosen command.
+"""Entry point: builds the parser from the declared command registry and runs the chosen
+command.
+
+:data:`COMMANDS` (the registry idiom of :mod:`theorybench.registry`) holds, per command
+module, its ``register(subparsers)`` function; :data:`COMMAND_MODULES` declares the shipped
+ones (a helper module such as ``common`` is simply not listed). A user's command is added
+with ``COMMANDS.register(register_fn, name="mycommand")``.
 
 User mistakes (``TheorybenchError``) print ``theorybench: error: ...`` and exit 2 with no
 traceback; ``--debug`` shows the traceback.
@@ -8,11 +14,34 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 
 from .. import __version__, tasks
 from ..errors import TheorybenchError
+from ..registry import BUILTIN, Registry
+
+#: The shipped command modules of ``theorybench.cli``, each with ``register(subparsers)``
+#: adding its subcommands; the help lists them in this order.
+COMMAND_MODULES = ("automaton", "bapo", "brasp", "circuit", "claims", "construct", "crasp",
+                   "llm", "mpc", "predict", "report", "run", "sensitivity", "sharpness",
+                   "tasks")
+
+
+def _shipped() -> tuple[str, ...]:
+    """Register the shipped modules first (a user's command comes after them)."""
+    user = COMMANDS.items()
+    for name, _ in user:
+        COMMANDS.unregister(name)
+    for name in COMMAND_MODULES:
+        COMMANDS.register(importlib.import_module(f"{__package__}.{name}").register,
+                          name=name, origin=BUILTIN)
+    for name, fn in user:
+        COMMANDS.register(fn, name=name)
+    return ()
+
+
+#: Command module name -> its ``register(subparsers)``.
+COMMANDS: Registry = Registry("command module", _shipped)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,13 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"theorybench {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    pkg = importlib.import_module(__package__)
-    for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda i: i.name):
-        if info.name in ("main", "common") or info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__package__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(sub)
+    for _name, register in COMMANDS.items():
+        register(sub)
     return parser
 
 
