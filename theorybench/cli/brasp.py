@@ -12,7 +12,7 @@ from ..errors import ConfigError, ProgramError, TaskParameterError
 from ..formal.brasp import ast as A
 from ..formal.brasp import check as C
 from ..formal.brasp import interpret, parser, programs, trace, validate
-from .common import IntermixedParser, int_arg, parse_params, parse_seed, print_json, print_table
+from .common import IntermixedParser, add_force, int_arg, parse_params, parse_seed, print_json, print_table
 
 
 #: Largest --max-n of `brasp check` (n = 1..N are all checked, then samples at 2N).
@@ -29,6 +29,7 @@ def register(sub) -> None:
     r.add_argument("input", nargs="?", default=None,
                    help='space-separated tokens, e.g. "1 1 0"; omit to read stdin')
     r.add_argument("--trace", metavar="FILE", help="write a trace (.txt or .html)")
+    add_force(r, "--trace")
     r.set_defaults(func=cmd_run)
 
     c = cs.add_parser("check", help="check a program against a task on all inputs up to N")
@@ -73,6 +74,9 @@ def _inputs(args) -> list[list[str]]:
 
 
 def cmd_run(args) -> int:
+    if args.trace is not None:  # refused before the run
+        from ..safe_io import check_output
+        check_output(args.trace, [("the program", args.program)], args.force, what="--trace")
     program = programs.load_program(args.program)
     words = _inputs(args)
     result = interpret.run(program, words)
@@ -90,7 +94,8 @@ def cmd_run(args) -> int:
         else:
             raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
         try:
-            path.write_text(body, encoding="utf-8")
+            from ..safe_io import atomic_write
+            atomic_write(path, body)
         except OSError as exc:
             raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
         print(f"trace written to {path}", file=sys.stderr)

@@ -12,7 +12,7 @@ from ..errors import ConfigError, ProgramError
 from ..formal import crasp
 from ._crasp_compile import add_compile
 from ._crasp_prove import add_prove
-from .common import IntermixedParser, parse_params, parse_seed, print_json, print_table
+from .common import IntermixedParser, add_force, parse_params, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -41,6 +41,7 @@ def register(sub) -> None:
                         "also read the output at the last position: --accept last "
                         "--positions 0 reproduces its answers")
     r.add_argument("--trace", metavar="FILE", help="write a trace (.txt or .html)")
+    add_force(r, "--trace")
     r.add_argument("--alphabet", help='input alphabet, e.g. "a b c" (default: the program\'s '
                                       '// alphabet: line, else its token literals)')
     r.set_defaults(func=cmd_run)
@@ -86,6 +87,9 @@ def _foreign(text: str, alphabet: set[str]) -> str | None:
 def cmd_run(args) -> int:
     if args.trace and Path(args.trace).suffix.lower() not in (".txt", ".html", ".htm"):
         raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
+    if args.trace is not None:  # refused before the run
+        from ..safe_io import check_output
+        check_output(args.trace, [("the program", args.program)], args.force, what="--trace")
     program = crasp.load_program(args.program)
     alphabet = args.alphabet.split() if args.alphabet else None
     interp = crasp.Interpreter(program, alphabet, origin=args.positions)
@@ -115,7 +119,8 @@ def cmd_run(args) -> int:
         else:
             body = crasp.trace_text(result)
         try:
-            path.write_text(body, encoding="utf-8")
+            from ..safe_io import atomic_write
+            atomic_write(path, body)
         except OSError as exc:
             raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
         print(f"trace written to {path}", file=sys.stderr)
