@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
-from .common import parse_range, parse_seed, print_json, print_table
+from .common import add_force, parse_range, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -36,6 +36,7 @@ def register(sub) -> None:
     e.add_argument("--template", default="plain", help="prompt template (default plain)")
     e.add_argument("--seed", type=parse_seed, default=0)
     e.add_argument("--records", metavar="FILE.jsonl", help="write every prompt's record")
+    add_force(e, "--records")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.set_defaults(func=cmd_eval)
 
@@ -46,6 +47,7 @@ def register(sub) -> None:
     x.add_argument("--k", type=int, default=8)
     x.add_argument("--count", type=int, default=100)
     x.add_argument("--seed", type=parse_seed, default=0)
+    add_force(x, "the files in --out")
     x.set_defaults(func=cmd_export)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -74,24 +76,25 @@ def cmd_eval(args) -> int:
         raise ConfigError(f"--model {name!r} is not in the model file; models: "
                           f"{', '.join(models)}")
     _check_sizes(args)
+    if args.records is not None:  # refused before any prompt is scored
+        from ..safe_io import check_output
+        check_output(args.records, [("the model file --models", args.models)], args.force,
+                     what="--records")
     runs, skipped = [], []
     for family, params, n in _valid_points(args.tasks, parse_range(args.n), skipped,
                                            "evaluate"):
         runs.append(LLMSpec(family, n, models[name], tuple(sorted(params.items())),
                             k=args.k, template=args.template, order=args.order,
                             seed=args.seed, count=args.count, scoring=args.scoring))
-    out, sink = [], (Path(args.records).open("w") if args.records else None)
-    try:
-        for spec in runs:
-            res = evaluate_llm(spec)
-            out.append({"task": tasks.task_label(spec.task, dict(spec.params)), "n": spec.n,
-                        "key": res["key"], **res["metrics"]})
-            if sink:
-                for rec in res["records"]:
-                    sink.write(json.dumps({"key": res["key"], **rec}) + "\n")
-    finally:
-        if sink:
-            sink.close()
+    out, lines = [], []
+    for spec in runs:
+        res = evaluate_llm(spec)
+        out.append({"task": tasks.task_label(spec.task, dict(spec.params)), "n": spec.n,
+                    "key": res["key"], **res["metrics"]})
+        lines += [json.dumps({"key": res["key"], **rec}) + "\n" for rec in res["records"]]
+    if args.records is not None:
+        from ..safe_io import atomic_write
+        atomic_write(args.records, "".join(lines))
     if args.format == "json":
         print_json({"model": name, "results": out, "skipped": skipped})
         return 0
@@ -141,12 +144,14 @@ def _valid_points(text: str, ns, skipped: list, verb: str):
 def cmd_export(args) -> int:
     from ..experiments.llm.export import export_lm_eval
     _check_sizes(args)
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ConfigError(f"--out {args.out} is a file; give a folder for the YAML and JSONL")
     skipped: list[str] = []
     points = _valid_points(args.tasks, [args.n], skipped, "export")
     for line in skipped:
         print(f"# skipped {line}")
     for family, params, n in points:
         for p in export_lm_eval(family, n, args.out, params, k=args.k, count=args.count,
-                                seed=args.seed):
+                                seed=args.seed, force=args.force):
             print(f"wrote {p}")
     return 0

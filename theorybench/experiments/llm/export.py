@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 
 from ...errors import ConfigError
+from ...safe_io import atomic_open, atomic_write, check_output
 from .prompts import PromptBuilder, load_prompts
 
 
@@ -30,8 +31,11 @@ def _q(s) -> str:
 def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None = None,
                    k: int = 8, template: str = "plain", order: str = "balanced",
                    seed: int = 0, count: int = 100, scoring: str = "loglik",
-                   prompts: str | None = None, max_new_tokens: int | None = None):
-    """Write ``<name>.yaml`` and ``<name>.jsonl`` under ``out_dir``; returns both paths."""
+                   prompts: str | None = None, max_new_tokens: int | None = None,
+                   force: bool = False):
+    """Write ``<name>.yaml`` and ``<name>.jsonl`` under ``out_dir``; returns both paths.
+    Each is written atomically, and never over a results store, checkpoint or program
+    unless ``force`` (:func:`theorybench.safe_io.check_output`)."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         # zero prompts would write a data file the harness cannot run
         raise ConfigError(f"count (prompts to export) must be a positive integer, got {count!r}")
@@ -45,7 +49,10 @@ def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None =
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     data = (out / f"{name}.jsonl").resolve()
-    with open(data, "w") as f:
+    yaml = out / f"{name}.yaml"
+    for path in (data, yaml):
+        check_output(path, force=force)
+    with atomic_open(data) as f:
         for i in insts:
             gold = list(b.choices).index(i.target) if b.choices else -1
             f.write(json.dumps({"id": i.index, "prompt": i.text(), "choices": list(b.choices),
@@ -71,6 +78,5 @@ def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None =
                   "    aggregation: mean", "    higher_is_better: true",
                   f"    regexes_to_ignore: {json.dumps([chr(92) + 's'])}"]
     lines += ["metadata:", "  version: 1.0"]
-    yaml = out / f"{name}.yaml"
-    yaml.write_text("\n".join(lines) + "\n")
+    atomic_write(yaml, "\n".join(lines) + "\n")
     return yaml, data
