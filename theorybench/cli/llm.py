@@ -144,6 +144,8 @@ def _valid_points(text: str, ns, skipped: list, verb: str):
 def cmd_export(args) -> int:
     from ..experiments.llm.export import export_lm_eval
     _check_sizes(args)
+    if not args.out.strip():
+        raise ConfigError("--out is empty; give a folder for the YAML and JSONL")
     if Path(args.out).exists() and not Path(args.out).is_dir():
         raise ConfigError(f"--out {args.out} is a file; give a folder for the YAML and JSONL")
     skipped: list[str] = []
