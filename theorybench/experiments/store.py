@@ -27,8 +27,10 @@ never wait for a writer. A row that cannot be read (a spec that is not JSON, met
 not an object, ...) is skipped and named by :meth:`ResultsStore.scan`; every other row is read.
 
 Opening checks the file before writing anything: a file that is not SQLite, a SQLite file
-without theorybench's ``meta`` table, or another schema version raises :class:`StoreError`
-and leaves the file untouched. Schema version 1 (no lease columns) is read as it is and
+without theorybench's ``meta`` table, a schema version this theorybench does not read (a
+newer one, or one no version wrote), or a ``runs`` (or ``samples``) table that is missing or
+lacks a column raises :class:`StoreError`, naming the table and column, and leaves the file
+untouched. Schema version 1 (no lease columns) is read as it is and
 upgraded in place when opened for writing.
 """
 
@@ -51,7 +53,7 @@ from ..errors import ConfigError, StoreError
 
 APP = "theorybench-results"
 SCHEMA_VERSION = 2
-READABLE_VERSIONS = ("1", "2")  # 1: before the lease columns
+MIN_SCHEMA_VERSION = 1  # 1: before the lease columns
 STATUSES = ("queued", "running", "done", "failed")
 #: The store a command uses when given no --db (the one definition; the CLI imports it).
 DEFAULT_DB = "theorybench-results.sqlite"
@@ -170,9 +172,57 @@ def _connect_ro(path: Path, timeout: float = READ_TIMEOUT_S) -> sqlite3.Connecti
     return con
 
 
-def _check_existing(path: Path) -> str | None:
+#: Columns a ``runs`` table must have (version 1 lacks only the lease columns, which
+#: opening for writing adds) and those of ``samples`` where that table exists.
+_RUNS_COLUMNS = ("key", "line", "spec", "status", "metrics", "error", "attempts", "created",
+                 "updated")
+_SAMPLES_COLUMNS = ("key", "idx", "record")
+_DAMAGED = "the file is damaged or was edited; restore it from a backup or choose another --db path"
+
+
+def _schema_version(path: Path, raw) -> int:
+    """The schema version stored as ``raw``: SQLite hands back text, or a number where a
+    meta table without type affinity kept one; both spellings of one version are equal."""
+    if raw is None:
+        raise StoreError(f"{path}: the meta table has no schema_version; {_DAMAGED}")
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    try:
+        version = raw if isinstance(raw, int) and not isinstance(raw, bool) else int(str(raw))
+    except ValueError:
+        raise StoreError(f"{path}: the meta table's schema_version is {raw!r}, not a version "
+                         f"number; {_DAMAGED}") from None
+    readable = f"versions {MIN_SCHEMA_VERSION} to {SCHEMA_VERSION}"
+    if version > SCHEMA_VERSION:
+        raise StoreError(f"{path} has results schema version {version}, written by a newer "
+                         f"theorybench; this one reads {readable}. Upgrade theorybench, or "
+                         f"choose another --db path")
+    if version < MIN_SCHEMA_VERSION:
+        raise StoreError(f"{path} has results schema version {version}, which no theorybench "
+                         f"wrote (this one reads {readable}); {_DAMAGED}")
+    return version
+
+
+def _check_tables(path: Path, con: sqlite3.Connection, tables: set[str]) -> None:
+    """StoreError naming the table and column when ``runs`` (or ``samples``) lacks one."""
+    if "runs" not in tables:
+        raise StoreError(f"{path} is a theorybench results store without its runs table; "
+                         f"{_DAMAGED}")
+    for table, need in (("runs", _RUNS_COLUMNS), ("samples", _SAMPLES_COLUMNS)):
+        if table not in tables:
+            continue  # a store from before the samples table: it is added on writing
+        have = {r[1] for r in con.execute(f"PRAGMA table_info({table})")}
+        missing = [c for c in need if c not in have]
+        if missing:
+            raise StoreError(f"{path}: the {table} table has no column"
+                             f"{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
+                             f"{_DAMAGED}")
+
+
+def _check_existing(path: Path) -> int | None:
     """The schema version of the store at ``path`` (None for an empty file, a new store);
-    StoreError unless it is a theorybench store this version reads."""
+    StoreError unless it is a theorybench store this version reads, with every table and
+    column that reading and writing use."""
     # Read through SQLite only: closing a plain descriptor of the file would drop every
     # POSIX lock this process holds on it (an open store's; see Heartbeat._beat).
     if path.stat().st_size == 0:
@@ -184,7 +234,14 @@ def _check_existing(path: Path) -> str | None:
             if "meta" not in tables:
                 raise StoreError(f"{path} is an SQLite file but not a theorybench results store "
                                  f"(no meta table); choose another --db path")
+            cols = {r[1] for r in con.execute("PRAGMA table_info(meta)")}
+            if not {"name", "value"} <= cols:
+                raise StoreError(f"{path} has a meta table without the name and value columns "
+                                 f"of a theorybench results store; choose another --db path")
             meta = dict(con.execute("SELECT name, value FROM meta"))
+            if meta.get("app") == APP:
+                version = _schema_version(path, meta.get("schema_version"))
+                _check_tables(path, con, tables)
         finally:
             con.close()
     except sqlite3.DatabaseError as exc:
@@ -195,11 +252,7 @@ def _check_existing(path: Path) -> str | None:
     if meta.get("app") != APP:
         raise StoreError(f"{path} is not a theorybench results store (meta app is "
                          f"{meta.get('app')!r}); choose another --db path")
-    if meta.get("schema_version") not in READABLE_VERSIONS:
-        raise StoreError(f"{path} has results schema version {meta.get('schema_version')}, but "
-                         f"this theorybench reads version {SCHEMA_VERSION}; use a matching "
-                         f"theorybench or a new --db path")
-    return meta["schema_version"]
+    return version
 
 
 class ResultsStore:
@@ -538,6 +591,8 @@ def read_row(row: Sequence) -> RunRecord | RowProblem:
     as a RunRecord, or the RowProblem that says why it cannot be one."""
     key, line, spec_text, status, metrics_text, error, attempts, updated, worker = row
     key = str(key)
+    if status not in STATUSES:  # the CHECK constraint is gone from an edited table
+        return RowProblem(key, f"status {status!r} is not one of {', '.join(STATUSES)}")
     if not isinstance(line, str):
         return RowProblem(key, f"line is {_kind(line)}, not a string")
     try:
