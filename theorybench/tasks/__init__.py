@@ -1,15 +1,17 @@
 """The task suite: the single source of truth for every task (docs/theories.md §9).
 
-``tasks.get("majority", n=15)`` builds a validated instance; ``tasks.families()`` lists
+``tasks.get("majority", n=15)`` builds a validated instance (``tasks.get("khop:k=2", n=16)``
+a variant's: a task is named by a :class:`TaskRef`, ``khop:k=2``); ``tasks.families()`` lists
 the registered families and ``tasks.grid(name)`` a family's parameter grid (valid n,
 default n lists for analysis and training, studied variants). Families live one per
 file in a subpackage per kind.
 """
 
 from .base import PAD, Batch, DecisionFunction, Param, Task
-from .registry import KINDS, Grid, families, family, get, grid, grids, register
-from .spec import SYNTAX, TaskSpec, parse_task, parse_task_list, task_label
+from .ref import TaskRef, Variant, family, get
+from .registry import KINDS, Grid, families, grid, grids, register
+from .spec import SYNTAX, TaskSpec, parse_refs, parse_task, parse_task_list, task_label
 
 __all__ = ["PAD", "Batch", "DecisionFunction", "Param", "Task", "KINDS", "Grid", "families",
            "family", "get", "grid", "grids", "register", "SYNTAX", "TaskSpec", "parse_task",
-           "parse_task_list", "task_label"]
+           "parse_task_list", "task_label", "TaskRef", "Variant", "parse_refs"]

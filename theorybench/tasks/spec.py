@@ -1,9 +1,12 @@
 """One command-line syntax for tasks and their variants, shared by every command.
 
 A task is ``FAMILY`` or ``FAMILY:KEY=VALUE[:KEY=VALUE...]`` (``khop:k=2``,
-``khop:k=2:alphabet=4``, ``dyck:k=1``); a list is comma-separated (``majority,khop:k=2``)
+``khop:k=2:alphabet=4``, ``dyck:k=1``); a value with commas is written in brackets
+(``sparse_parity:positions=[1,5,9]``); a list is comma-separated (``majority,khop:k=2``)
 and may also be given as several words. The older spelling of parameters separated by
 commas (``khop:k=2,alphabet=4``) is still read, with a deprecation note on stderr.
+Every task is read by :meth:`.ref.TaskRef.parse` and spelled by ``str(TaskRef)``; the
+``(family, params)`` pairs here are that reference's parts, for callers that want them.
 """
 
 from __future__ import annotations
@@ -12,82 +15,71 @@ import sys
 from typing import Any, Iterable
 
 from ..errors import TaskParameterError
-from .registry import families
+from .ref import SYNTAX, TaskRef, spell, split_top
 
 TaskSpec = tuple[str, dict[str, Any]]
 
-SYNTAX = "FAMILY or FAMILY:KEY=VALUE[:KEY=VALUE], comma-separated (e.g. majority,khop:k=2)"
+
+def parse_task(text: str, *, allow_n: bool = False, n: int | None = None) -> TaskSpec:
+    """``"khop:k=2"`` -> ``("khop", {"k": 2})``, values coerced and checked by the family
+    (together at ``n`` when given, else at some size the family accepts).
+
+    ``n`` is refused as a parameter unless ``allow_n``: commands choose sizes with their
+    own options. One task: a comma inside a value needs no brackets here."""
+    ref = TaskRef.parse(text if "[" in text or "," not in text else _bracket(text),
+                        allow_n=allow_n, n=n)
+    return ref.family, dict(ref.written)
 
 
-def parse_task(text: str, *, allow_n: bool = False) -> TaskSpec:
-    """``"khop:k=2"`` -> ``("khop", {"k": 2})``, values coerced and checked by the family.
-
-    ``n`` is refused unless ``allow_n``: commands choose sizes with their own options.
-    """
-    name, *pairs = [p.strip() for p in text.strip().split(":")]
-    return _build(text, name, pairs, allow_n)
+def parse_refs(values: str | Iterable[str], *, allow_n: bool = False,
+               warn=None) -> list[TaskRef]:
+    """A comma-separated list (or several such words) -> ``[TaskRef, ...]`` in order
+    (duplicates kept: callers that plan work drop them with a note)."""
+    words = [values] if isinstance(values, str) else list(values)
+    out: list[tuple[str, list[str], str]] = []
+    old_spelling = False
+    for word in words:
+        for piece in filter(None, (p.strip() for p in split_top(word, ","))):
+            head = split_top(piece, ":")[0]
+            if "=" in head and out:
+                # old spelling: "khop:k=2,alphabet=4" continues the previous task's params
+                name, pairs, text = out[-1]
+                out[-1] = (name, pairs + split_top(piece, ":"), f"{text},{piece}")
+                old_spelling = True
+                continue
+            name, *pairs = split_top(piece, ":")
+            out.append((name, pairs, piece))
+    if old_spelling:
+        (warn or _stderr)("note: parameters separated by commas (khop:k=2,alphabet=4) are "
+                          "deprecated; write khop:k=2:alphabet=4 (commas separate tasks; a "
+                          "value with commas goes in brackets: positions=[1,5,9])")
+    if not out:
+        raise TaskParameterError(f"no task given; write {SYNTAX}")
+    return [TaskRef.parse(":".join([name, *pairs]), allow_n=allow_n) if pairs else
+            TaskRef.parse(name, allow_n=allow_n) for name, pairs, _ in out]
 
 
 def parse_task_list(values: str | Iterable[str], *, allow_n: bool = False,
                     warn=None) -> list[TaskSpec]:
-    """A comma-separated list (or several such words) -> ``[(family, params), ...]``."""
-    words = [values] if isinstance(values, str) else list(values)
-    out: list[TaskSpec] = []
-    old_spelling = False
-    for word in words:
-        for piece in filter(None, (p.strip() for p in word.split(","))):
-            head = piece.split(":")[0]
-            if "=" in head and out:
-                # old spelling: "khop:k=2,alphabet=4" continues the previous task's params
-                name, params = out.pop()
-                pairs = [f"{k}={v}" for k, v in params.items()] + piece.split(":")
-                out.append(_build(piece, name, pairs, allow_n))
-                old_spelling = True
-                continue
-            out.append(parse_task(piece, allow_n=allow_n))
-    if old_spelling:
-        (warn or _stderr)("note: parameters separated by commas (khop:k=2,alphabet=4) are "
-                          "deprecated; write khop:k=2:alphabet=4 (commas separate tasks)")
-    if not out:
-        raise TaskParameterError(f"no task given; write {SYNTAX}")
-    return out
+    """A comma-separated list (or several such words) -> ``[(family, params), ...]``, the
+    parameters as written (``khop:k=1`` keeps k=1, so run specs keep their stored keys)."""
+    return [(r.family, dict(r.written)) for r in parse_refs(values, allow_n=allow_n, warn=warn)]
 
 
 def task_label(name: str, params: dict[str, Any] | None = None) -> str:
-    """The canonical spelling: the bare family when every parameter is its default."""
-    fam = families()[name]
-    defaults = {p.name: p.default for p in fam.params}
-    extra = {k: v for k, v in (params or {}).items() if defaults.get(k, object()) != v}
-    return name + "".join(f":{k}={v}" for k, v in extra.items())
+    """The canonical spelling (``str(TaskRef)``): the bare family when every parameter is
+    its default, the others sorted by name."""
+    return spell(name, params or {})
 
 
-def _build(text: str, name: str, pairs: list[str], allow_n: bool) -> TaskSpec:
-    fams = families()
-    if name not in fams:
-        raise TaskParameterError(f"unknown task {name!r} in {text!r}; known tasks: "
-                                 f"{', '.join(fams)}")
-    fam = fams[name]
-    known = {p.name: p for p in fam.params}
-    params: dict[str, Any] = {}
-    for pair in filter(None, pairs):
-        key, sep, value = (s.strip() for s in pair.partition("="))
-        if not sep or not key:
-            raise TaskParameterError(f"task {text!r}: {pair!r} is not KEY=VALUE; write {SYNTAX}")
-        if key == "n" and not allow_n:
-            raise TaskParameterError(f"task {text!r}: n is not a task parameter here; this "
-                                     "command chooses the sizes with its own option")
-        if key not in known:
-            raise TaskParameterError(f"task {text!r}: {name} has no parameter {key!r}; its "
-                                     f"parameters: {', '.join(known)}")
-        try:
-            params[key] = known[key].coerce(value)
-        except TaskParameterError as exc:
-            raise TaskParameterError(f"task {text!r}: {exc}") from None
-    try:  # the combination, at a size every family accepts
-        fam(**{"n": known["n"].default, **params})
-    except TaskParameterError as exc:
-        raise TaskParameterError(f"task {text!r}: {exc}") from None
-    return name, params
+def _bracket(text: str) -> str:
+    """One task whose values hold commas (``positions=1,5,9``): bracket each such value."""
+    name, *pairs = text.strip().split(":")
+    out = [name]
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        out.append(f"{key}{sep}[{value}]" if "," in value else pair)
+    return ":".join(out)
 
 
 def _stderr(msg: str) -> None:

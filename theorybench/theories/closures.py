@@ -54,8 +54,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .base import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
-                   to_jsonable)
+from .prediction import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
+                         to_jsonable)
+from .universe import default_tasks
 
 #: Largest fan-out (output tokens per input token) the MPC closure admits.
 MPC_FANOUT = 4
@@ -138,11 +139,12 @@ def closures_of(theory) -> tuple[Closure, ...]:
 
 # ---- the rule ---------------------------------------------------------------------------
 
-def universe(family: str) -> list[str]:
-    """The task labels a cell may take a reduction from or to: the matrix's default rows
-    and the task itself."""
-    from .runner import default_tasks
-    return list(dict.fromkeys([*default_tasks(), family]))
+def universe(family: str, ctx: Context | None = None) -> list[str]:
+    """The tasks a cell may take a reduction from or to: those the runner handed over
+    (``ctx.universe``, the matrix's default rows), else the default rows, and the task
+    itself."""
+    rows = ctx.universe if ctx is not None and ctx.universe is not None else default_tasks()
+    return list(dict.fromkeys([*rows, family]))
 
 
 def _weakest(*statuses: Status) -> Status:
@@ -206,7 +208,7 @@ def catalogue_rule(theory, family: str, ctx: Context, own_of) -> Prediction | Ru
     if not cls:
         return RuleSkip("no reduction is applied by this theory: "
                         + NO_CLOSURE.get(theory.name, "no closure property is recorded"))
-    near = set(universe(family))
+    near = set(universe(family, ctx))
     cands = [("hard", e) for e in RC.into(family) if e.source_label in near]
     cands += [("easy", e) for e in RC.out_of(family) if e.target_label in near]
     if not cands:

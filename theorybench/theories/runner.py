@@ -1,7 +1,9 @@
 """Running theories over task families: the prediction matrix and its text forms.
 
-``predict_matrix`` runs every selected theory on every selected family (rules run by
-``Theory.predict``; nothing is looked up) with a tqdm progress bar on a terminal.
+``predict_matrix`` runs every selected theory on every selected task (rules run by
+``Theory.predict``; nothing is looked up) with a tqdm progress bar on a terminal. A task
+is a :class:`~theorybench.tasks.TaskRef` (``khop:k=2``); each theory gets that value and
+``Context.universe``, the matrix's rows, for the cells its rules may consult.
 ``matrix_markdown`` / ``matrix_csv`` / ``matrix_json`` format the result (rows = tasks,
 columns = theories), and ``explain_text`` renders one prediction for a human: the rules
 tried, every table of values by n in its evidence, the theorem and its source.
@@ -10,12 +12,17 @@ tried, every table of values by n in its evidence, the theorem and its source.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import sys
 from typing import Any, Iterable, Sequence
 
-from ..errors import TheoryError
+from .. import tasks
+from ..errors import TaskParameterError, TheoryError
+from ..tasks import TaskRef
 from .base import Basis, Context, Prediction, Status, Theory, Verdict, status_label, to_jsonable
+from . import registry
+from .universe import MATRIX_VARIANTS, default_tasks
 
 BASIS_MARK = {Basis.CONSTRUCTION: "con", Basis.LOWER_BOUND: "lb", Basis.REDUCTION: "red",
               Basis.THEOREM: "thm", Basis.NONE: ""}
@@ -33,8 +40,7 @@ LEGEND = ("Cells: verdict (basis, status). Basis: con = verified construction, "
 
 def resolve_theories(names: Sequence[str] | None) -> list[str]:
     """Registered theory names in matrix order, or the given ones (validated)."""
-    from .registry import theories
-    known = list(theories())
+    known = list(registry.theories())
     if not names:
         return known
     bad = [n for n in names if n not in known]
@@ -44,80 +50,40 @@ def resolve_theories(names: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-#: Families whose studied variants (``tasks.grid(name).points()``) the default matrix shows:
-#: the literature's verdicts differ between them (Dyck-1 vs Dyck-2; 1-hop vs 2-, 3-hop).
-MATRIX_VARIANTS = ("dyck", "khop")
+def resolve_families(names: Sequence[str] | None) -> list[TaskRef]:
+    """The default rows (:func:`default_tasks`), or the given tasks in the CLI's syntax
+    (``dyck:k=1``; read by ``tasks.parse_refs``), each once, as :class:`TaskRef` values.
 
-
-def default_tasks() -> list[str]:
-    """The default rows: every family, plus the studied variants of MATRIX_VARIANTS, each
-    spelled as ``tasks.task_label`` does (the bare family for its default variant)."""
-    from .. import tasks
-    out = []
-    for name in tasks.families():
-        if ":" in name:   # a variant registered while predictions run: not a family
-            continue
-        if name in MATRIX_VARIANTS:
-            labels = [tasks.task_label(name, pt) for pt in tasks.grid(name).points()]
-            out += sorted(set(labels), key=lambda s: (s != name, s))
-        else:
-            out.append(name)
+    A task that none of the sizes the theories analyse accepts is refused here, with the
+    sizes it does accept, rather than turned into a row of failed rules."""
+    if not names:
+        return default_tasks()
+    out = list(dict.fromkeys(tasks.parse_refs(list(names))))
+    for ref in out:
+        fam = ref.variant()
+        if not any(fam.accepts(n=n) for n in fam.analysis_ns):
+            valid = fam.valid_ns()
+            hint = (f"; it is defined from n = {valid[0]} on" if valid else "")
+            raise TaskParameterError(
+                f"task {ref}: none of the sizes the theories analyse (n = "
+                f"{', '.join(map(str, fam.analysis_ns))}) is valid for it{hint}; choose "
+                f"parameters that fit these sizes")
     return out
 
 
-def resolve_families(names: Sequence[str] | None) -> list[str]:
-    """The default rows (:func:`default_tasks`), or the given tasks in the CLI's syntax
-    (``dyck:k=1``; validated by ``tasks.parse_task_list``), as canonical labels."""
-    from .. import tasks
-    if not names:
-        return default_tasks()
-    out = []
-    for spec in tasks.parse_task_list(list(names)):
-        out.append(tasks.task_label(*spec))
-    return list(dict.fromkeys(out))
+def _context(ctx: Context | None) -> Context:
+    """``ctx`` with what a prediction run shares: the matrix's rows as the universe a
+    rule may consult, and one cache of own predictions for the run (closures.py)."""
+    ctx = ctx or Context()
+    if ctx.universe is None:
+        ctx = dataclasses.replace(ctx, universe=tuple(default_tasks()))
+    if ctx.cache is None:
+        ctx = dataclasses.replace(ctx, cache={})
+    return ctx
 
 
-def variant_family(label: str) -> str:
-    """The registered family name under which the rules see the task ``label``.
-
-    A non-default variant (``khop:k=2``) is a subclass of its family whose parameter
-    defaults are the variant's (its instances keep the family's name, so libraries find
-    their programs by name and parameters), registered under the label while predictions run,
-    so every rule (and every cache keyed by the family name) sees that variant."""
-    import dataclasses
-
-    from .. import tasks
-    from ..tasks import registry as treg
-    if ":" not in label:
-        return label
-    name, params = tasks.parse_task_list(label)[0]
-    if label in treg._FAMILIES:
-        return label
-    base = tasks.family(name)
-    new_params = tuple(dataclasses.replace(p, default=params[p.name]) if p.name in params
-                       else p for p in base.params)
-    cls = type(f"{base.__name__}_{'_'.join(f'{k}{v}' for k, v in params.items())}", (base,),
-               {"params": new_params, "__module__": base.__module__})
-    treg._FAMILIES[label] = cls
-    return label
-
-
-def _unregister_variants(labels: Iterable[str]) -> None:
-    """Take the variant classes out of the task registry (``tasks.families()`` lists only
-    the real families outside a prediction run)."""
-    from ..tasks import registry as treg
-    for label in labels:
-        if ":" in label:
-            treg._FAMILIES.pop(label, None)
-
-
-def predict_one(theory: str, family: str, ctx: Context | None = None) -> Prediction:
-    from .registry import theory as get_theory
-    label = resolve_families([family])[0]
-    try:
-        return get_theory(theory).predict(variant_family(label), ctx or Context())
-    finally:
-        _unregister_variants([label])
+def predict_one(theory: str, family: "TaskRef | str", ctx: Context | None = None) -> Prediction:
+    return registry.theory(theory).predict(resolve_families([family])[0], _context(ctx))
 
 
 def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str] | None = None,
@@ -126,14 +92,11 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
 
     The progress bar goes to stderr and only when stderr is a terminal.
     """
-    from .registry import theory as get_theory
-    import dataclasses
     names = resolve_theories(theories)
     fams = resolve_families(families)
-    ctx = ctx or Context()
-    if ctx.cache is None:  # one cache of own predictions for the whole run (closures.py)
-        ctx = dataclasses.replace(ctx, cache={})
-    objs: dict[str, Theory] = {n: get_theory(n) for n in names}
+    ctx = _context(ctx)
+    classes = registry.theories()  # the listing resolve_theories checked the names against
+    objs: dict[str, Theory] = {n: classes[n]() for n in names}
     pairs = [(f, t) for f in fams for t in names]
     bar = None
     if progress and sys.stderr.isatty():
@@ -141,8 +104,6 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
         bar = tqdm(total=len(pairs), desc="predict", unit="cell", file=sys.stderr, leave=False)
     out = []
     try:
-        for fam in fams:
-            variant_family(fam)
         for fam, name in pairs:
             if bar is not None:
                 bar.set_postfix_str(f"{name} on {fam}")
@@ -150,13 +111,12 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
             if bar is not None:
                 bar.update(1)
     finally:
-        _unregister_variants(fams)
         if bar is not None:
             bar.close()
     return out
 
 
-def _safe_predict(theory: Theory, family: str, ctx: Context) -> Prediction:
+def _safe_predict(theory: Theory, family: TaskRef, ctx: Context) -> Prediction:
     """``theory.predict``; a theory that crashes outside its rules becomes an Unknown cell
     that says so (one broken theory must not hide the rest of the matrix)."""
     try:
@@ -334,5 +294,6 @@ def explain_text(p: Prediction, theory: Theory | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["predict_matrix", "predict_one", "resolve_theories", "resolve_families", "cell",
+__all__ = ["predict_matrix", "predict_one", "resolve_theories", "resolve_families",
+           "default_tasks", "MATRIX_VARIANTS", "cell",
            "matrix_markdown", "matrix_csv", "matrix_json", "explain_text", "LEGEND"]

@@ -1,0 +1,234 @@
+"""The data of the framework: verdicts, bases, statuses, predictions, rules and contexts.
+
+A cell of the matrix is a :class:`Prediction` (docs/theories.md, "Statuses and bases");
+a rule returns one or a :class:`RuleSkip`; :class:`Context` carries the options of one
+``predict`` call. The :class:`~.base.Theory` class that runs rules lives in :mod:`.base`,
+which re-exports everything here; this module imports nothing of the theories, so the
+framework's helpers (:mod:`.closures`) can use these types without an import cycle.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+
+class Verdict(str, enum.Enum):
+    EASY = "easy"
+    HARD = "hard"
+    UNKNOWN = "unknown"
+
+
+class Basis(str, enum.Enum):
+    CONSTRUCTION = "construction"
+    LOWER_BOUND = "lower-bound"
+    REDUCTION = "reduction"
+    THEOREM = "theorem"
+    NONE = "none"
+
+
+class Status(str, enum.Enum):
+    """How much of a cell's argument was computed (docs/theories.md, "Statuses and bases").
+
+    ``VERIFIED`` is shown as ``verified ≤ N``; N is ``evidence["verified_up_to"]``.
+    """
+
+    PROVEN = "proven"
+    VERIFIED = "verified"
+    EXTRAPOLATED = "extrapolated"
+    CONDITIONAL = "conditional"
+    CITED = "cited"
+    NONE = "none"
+
+    @classmethod
+    def _missing_(cls, value):
+        # "verified ≤ 12" as printed; "conjectured" from predictions stored before issue 11
+        # (those were growth fits or flat measurements, i.e. extrapolations)
+        if isinstance(value, str):
+            if value.startswith("verified"):
+                return cls.VERIFIED
+            if value == "conjectured":
+                return cls.EXTRAPOLATED
+        return None
+
+
+#: Strongest first; ``--min-status S`` keeps the cells at S or stronger.
+STATUS_ORDER = (Status.PROVEN, Status.VERIFIED, Status.EXTRAPOLATED, Status.CONDITIONAL,
+                Status.CITED)
+
+
+def status_label(status: "Status | str", evidence: dict[str, Any] | None = None) -> str:
+    """The status as shown to readers: ``verified ≤ 12`` carries its N."""
+    st = Status(status) if status is not None else Status.NONE
+    if st == Status.VERIFIED:
+        n = (evidence or {}).get("verified_up_to")
+        return f"verified ≤ {n}" if n is not None else "verified"
+    return "" if st == Status.NONE else st.value
+
+
+def at_least(status: "Status | str", minimum: "Status | str") -> bool:
+    """Whether ``status`` is ``minimum`` or stronger in :data:`STATUS_ORDER`."""
+    st, lo = Status(status), Status(minimum)
+    if st not in STATUS_ORDER:
+        return False
+    return STATUS_ORDER.index(st) <= STATUS_ORDER.index(lo)
+
+
+def status_problem(p: "Prediction") -> str | None:
+    """Why a cell's status is not justified by its evidence, or None.
+
+    proven: names its proof object or checked premise (``evidence["proof"]``); verified:
+    names N (``verified_up_to``, an int); extrapolated: carries a growth fit (a dict with
+    kind/formula/candidates, or ``fit``); conditional: names its open separation
+    (``condition``); cited: says why no premise was checked (``why_cited``).
+    """
+    ev = to_jsonable(p.evidence)
+    st = p.status
+    if p.verdict == Verdict.UNKNOWN:
+        return None if st == Status.NONE else f"an Unknown cell with status {st.value}"
+    if st == Status.NONE:
+        return "a decided cell without a status"
+    if st == Status.PROVEN:
+        return None if isinstance(ev.get("proof"), str) and ev["proof"] else \
+            "proven without evidence['proof'] naming the proof object or checked premise"
+    if st == Status.VERIFIED:
+        n = ev.get("verified_up_to")
+        return None if isinstance(n, int) and not isinstance(n, bool) and n > 0 else \
+            "verified without an integer evidence['verified_up_to']"
+    if st == Status.EXTRAPOLATED:
+        return None if _has_fit(ev) else "extrapolated without a growth fit in its evidence"
+    if st == Status.CONDITIONAL:
+        return None if ev.get("condition") else "conditional without evidence['condition']"
+    if st == Status.CITED:
+        return None if ev.get("why_cited") else "cited without evidence['why_cited']"
+    return f"unknown status {st}"
+
+
+def _has_fit(ev: Any, depth: int = 0) -> bool:
+    if isinstance(ev, dict):
+        if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
+            return True
+        return depth < 3 and any(_has_fit(v, depth + 1) for k, v in ev.items()
+                                 if k != "other_rules")
+    return False
+
+
+#: The basis order; a theory's rules are sorted by it.
+RULE_ORDER = (Basis.CONSTRUCTION, Basis.LOWER_BOUND, Basis.REDUCTION, Basis.THEOREM)
+
+
+@dataclass
+class Prediction:
+    """One cell of the matrix: a theory's verdict on a task family, with its evidence.
+
+    ``evidence`` is JSON-serializable structured data (values by n, the construction and
+    the n it was verified up to, the theorem and its source); ``tried`` records every rule
+    run, in order, with its outcome.
+    """
+
+    theory: str
+    task: str
+    verdict: Verdict
+    basis: Basis
+    status: Status
+    evidence: dict[str, Any]
+    explanation: str
+    rule: str = ""
+    tried: list[dict[str, str]] = field(default_factory=list)
+
+    @property
+    def status_label(self) -> str:
+        return status_label(self.status, self.evidence)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"theory": self.theory, "task": str(self.task), "verdict": self.verdict.value,
+                "basis": self.basis.value, "status": self.status.value,
+                "status_label": self.status_label, "rule": self.rule,
+                "evidence": to_jsonable(self.evidence), "explanation": self.explanation,
+                "tried": self.tried}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Prediction":
+        return cls(theory=d["theory"], task=d["task"], verdict=Verdict(d["verdict"]),
+                   basis=Basis(d["basis"]), status=Status(d["status"]), evidence=d["evidence"],
+                   explanation=d["explanation"], rule=d.get("rule", ""), tried=d.get("tried", []))
+
+
+@dataclass
+class RuleSkip:
+    """A rule that did not fire, and why (kept in ``Prediction.tried``)."""
+
+    reason: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A named rule of a theory: ``run(theory, family, context)`` -> Prediction | RuleSkip."""
+
+    name: str
+    basis: Basis
+    run: Callable[..., "Prediction | RuleSkip"]
+    doc: str = ""
+
+
+def rule(name: str, basis: Basis):
+    """Decorator for a Theory method that is a rule: ``@rule("verified circuit", Basis.CONSTRUCTION)``."""
+    def wrap(fn):
+        fn._rule = (name, basis)
+        return fn
+    return wrap
+
+
+@dataclass
+class Context:
+    """Options shared by all rules of one ``predict`` call."""
+
+    max_n: int = 12
+    seed: int = 0
+    time_limit_s: float = 20.0
+    options: dict[str, Any] = field(default_factory=dict)
+    #: own predictions (a theory's rules without the reduction catalogue) by (theory,
+    #: task), shared by the cells of one matrix run; None: each ``predict`` call keeps its
+    #: own for the cells it consults
+    cache: dict[Any, Any] | None = field(default=None, repr=False, compare=False)
+    #: the tasks (:class:`~theorybench.tasks.TaskRef`) whose cells a rule may consult,
+    #: e.g. the other end of a catalogue reduction; the runner hands over the matrix's
+    #: rows. None: the default rows (:func:`.universe.default_tasks`)
+    universe: tuple | None = field(default=None, repr=False, compare=False)
+
+
+def to_jsonable(obj: Any) -> Any:
+    """Evidence to plain JSON types (numpy scalars and arrays, enums, tuples, dataclasses)."""
+    import numpy as np
+    if isinstance(obj, enum.Enum):
+        return obj.value
+    if isinstance(obj, dict):
+        return {str(k): to_jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [to_jsonable(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return to_jsonable(obj.tolist())
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.floating):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    if hasattr(obj, "to_dict"):
+        return to_jsonable(obj.to_dict())
+    if isinstance(obj, (str, int, float, bool)) or obj is None:
+        return obj
+    return str(obj)
+
+
+def check_json(evidence: dict[str, Any]) -> None:
+    """Raise if evidence does not serialize (used by tests)."""
+    json.dumps(to_jsonable(evidence))
+
+
+__all__ = ["Verdict", "Basis", "Status", "STATUS_ORDER", "RULE_ORDER", "status_label",
+           "at_least", "status_problem", "Prediction", "RuleSkip", "Rule", "rule", "Context",
+           "to_jsonable", "check_json"]
