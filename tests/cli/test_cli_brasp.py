@@ -53,7 +53,7 @@ def test_check_ok(capsys):
 def test_check_counterexample_is_first(capsys):
     assert main(["brasp", "check", "all", "--task", "any", "--max-n", "4"]) == 1
     out = capsys.readouterr().out
-    assert 'COUNTER-EXAMPLE at n=2: "0 1" expected 1, program gives 0' in out
+    assert 'COUNTER-EXAMPLE for any at n=2: "0 1" expected 1, program gives 0' in out
 
 
 def test_lint(tmp_path, capsys):

@@ -37,7 +37,7 @@ def test_check_ok_and_counterexample(cli, tmp_path, capsys):
     wrong = tmp_path / "w.cr"
     wrong.write_text('ones = # "1"\nout = ones > 0\n')
     rc, out, _ = cli(*["crasp", "check", str(wrong), "--task", "all", "--max-n", "5"])
-    assert rc == 1 and 'COUNTER-EXAMPLE at n=2: "0 1" expected 0, program gives 1' in out
+    assert rc == 1 and 'COUNTER-EXAMPLE for all at n=2: "0 1" expected 0, program gives 1' in out
 
 
 def test_lint_reports_every_problem(cli, tmp_path, capsys):
@@ -123,7 +123,7 @@ def test_bad_inputs_exit_2_with_a_reason(cli, tmp_path, capsys):
         (["crasp", "lint", str(binary)], "not UTF-8"),
         (["crasp", "check", "dyck1", "--task", "dyck", "--param", "k=1", "--max-n", "100000"],
          "above 512"),
-        (["crasp", "check", "dyck1", "--task", "dyck", "--param", "kk=1"], "kk cannot be set"),
+        (["crasp", "check", "dyck1", "--task", "dyck", "--param", "kk=1"], "no parameter 'kk'"),
         (["crasp", "check", "majority", "--task", "majority", "--samples", "0"], "--samples 0"),
         (["crasp", "run", "majority", "1 0 1", "--trace", str(tmp_path / "t.pdf")],
          "use a .txt or .html"),

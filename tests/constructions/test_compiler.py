@@ -54,16 +54,42 @@ def test_hand_written_program_with_min_max_and_constants():
 
 
 @pytest.mark.parametrize("text,line,words", [
-    ('x = #[prev] "a"\ny = x > 0\n', 1, "guarded count #[prev]"),
+    ('#import prev\nx = #[prev] "a"\ny = x > 0\n', 1, "#import prev"),
     ('x = # "a"\ny = 1 if x > 0 else 0\nz = y > 0\n', 2, "conditional"),
     ('#import first\nx = # first\ny = x > 0\n', 1, "#import first"),
-    ('x = # "a"\n', 1, "count-valued output"),
+    # validated first, as by every consumer: the validator's message, not the compiler's
+    ('x = # "a"\n', 1, "is a count; it must be Boolean"),
 ])
 def test_refused_nodes_name_the_line(text, line, words):
     with pytest.raises(ProgramError) as exc:
         compile_program(parse(text, "p.cr"), 4)
     assert exc.value.problems[0].line == line and words in str(exc.value)
     assert str(exc.value).startswith("p.cr:")
+
+
+@pytest.mark.parametrize("text,line,col,words", [
+    # before: compiled and saved although run and lint refuse it
+    ('a = # "1"\na = # "0"\nout = a > 0\n', 2, 1, "a is defined twice"),
+    # before: KeyError tracebacks
+    ("", 1, 1, "no definitions"),
+    ("// only a comment\n", 1, 1, "no definitions"),
+    # before: "the name 'x' (an imported predicate) is not supported"
+    ("out = x > 0\n", 1, 7, "x is not defined"),
+    ("a = b\nb = a\nout = a\n", 1, 1, "definitions form a cycle: a -> b -> a"),
+])
+def test_invalid_programs_get_the_validators_error(text, line, col, words):
+    with pytest.raises(ProgramError) as exc:
+        compile_program(parse(text, "p.cr"), 4)
+    p = exc.value.problems[0]
+    assert (p.line, p.column) == (line, col) and words in p.message
+    assert "imported predicate" not in str(exc.value)
+
+
+def test_forward_references_compile_in_dependency_order():
+    # valid C-RASP (definitions may refer forwards); before: refused as "an imported predicate"
+    prog = parse('b = c > 0\nc = # "1"\nout = b && !"0"\n', "fwd.cr")
+    comp = compile_program(prog, 5, alphabet=("0", "1"))
+    assert verify_compiled(prog, comp, "exhaustive").status == "verified"
 
 
 def _broken(comp):

@@ -37,17 +37,21 @@ def add_prove(cs) -> None:
 
 
 def _program(name: str, family: str, params: dict):
+    """(program, note): the program for exactly the task asked. A library program's
+    `// requires:` never replaces the task's parameters; when it is written for another
+    variant, the note says so and the program is proved as written."""
     from .. import tasks
+    from ..formal.program_files import variant_note
     lib = crasp.library()
     if name in lib and not Path(name).exists():
         entry = lib[name]
-        if entry.family == family:
-            params = {**{k: int(v) if v.isdigit() else v for k, v in entry.requires}, **params}
+        note = variant_note(entry.name, entry.family, entry.requires, family, params)
+        if note is None:
             # the library's parameters (bounded Dyck's D) come from the task, at any n
             n = next(p for p in tasks.family(family).params if p.name == "n").default
-            return entry.instantiate(tasks.get(family, n=n, **params)), params
-        return entry.program, params
-    return crasp.load_program(name), params
+            return entry.instantiate(tasks.get(family, n=n, **params)), None
+        return entry.program, note
+    return crasp.load_program(name), None
 
 
 def cmd_prove(args) -> int:
@@ -58,16 +62,21 @@ def cmd_prove(args) -> int:
                               f"length from 1 to 64")
     if not 0 < args.timeout < 1e6:
         raise ConfigError(f"--timeout {args.timeout}: give a positive number of seconds")
-    params = {k: v for k, v in parse_params(args.param).items()}
-    program, params = _program(args.program, args.task, params)
+    from ..formal.program_files import task_spelling, task_values
+    given = parse_params(args.param)
+    values = task_values(args.task, given)
+    params = {k: values[k] for k in given}  # typed, as the task reads them
+    program, note = _program(args.program, args.task, params)
+    if note and args.format != "json":
+        print(note)
     res = proofs.prove_crasp(program, args.task, params, search_len=args.search_len,
                              bmc_len=max(args.bmc_len, args.search_len),
                              timeout_s=args.timeout)
     if args.format == "json":
-        print_json(res.to_dict())
+        print_json({**res.to_dict(), "task_checked": task_spelling(args.task, params),
+                    "note": note})
         return EXIT[res.status]
-    print(f"program {program.source_name}  task {args.task}"
-          + "".join(f":{k}={v}" for k, v in params.items()))
+    print(f"program {program.source_name}  task {task_spelling(args.task, params)}")
     if res.spec:
         print(f"specification: {res.spec}")
     if res.invariant:

@@ -103,8 +103,17 @@ def cmd_run(args) -> int:
 
 
 def cmd_check(args) -> int:
+    from ..formal.program_files import task_spelling, variant_note, written_for
     params = parse_params(args.param)
     program = programs.load_program(args.program)
+    lib = programs.library()
+    note, other = None, ""
+    if args.program in lib and not Path(args.program).exists():
+        entry = lib[args.program]
+        note = variant_note(entry.name, entry.family, entry.requires, args.task, params)
+        if note:  # first, so that it also stands before a refusal
+            other = f" (the program is written for {written_for(entry.family, entry.requires)})"
+            print(note, flush=True)
     if args.max_n < 1:
         raise TaskParameterError(f"--max-n {args.max_n}: use a positive length")
     report = C.check_against_task(program, args.task, params, max_n=args.max_n,
@@ -124,12 +133,13 @@ def cmd_check(args) -> int:
     kind = "B-RASP[pos]" if A.uses_positions(program) else "B-RASP"
     print(f"program: {kind}, {s['operations']} operations ({s['attention']} attention), "
           f"depth {A.depth(program)}")
+    task = task_spelling(args.task, params)
     if report.counterexample:
         c = report.counterexample
-        print(f"COUNTER-EXAMPLE at n={c['n']}: \"{c['input']}\" expected {c['expected']}, "
-              f"program gives {c['program']}")
+        print(f"COUNTER-EXAMPLE for {task} at n={c['n']}: \"{c['input']}\" expected "
+              f"{c['expected']}, program gives {c['program']}{other}")
         return 1
-    print(f"OK: the program decides {args.task} on every checked input")
+    print(f"OK: the program decides {task} on every checked input{other}")
     return 0
 
 

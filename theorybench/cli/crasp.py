@@ -90,8 +90,8 @@ def cmd_run(args) -> int:
     if args.trace is not None:  # refused before the run
         from ..safe_io import check_output
         check_output(args.trace, [("the program", args.program)], args.force, what="--trace")
-    program = crasp.load_program(args.program)
     alphabet = args.alphabet.split() if args.alphabet else None
+    program = crasp.load_program(args.program, alphabet)
     interp = crasp.Interpreter(program, alphabet, origin=args.positions)
     inputs = _inputs(args)
     if args.input is None:  # stdin: report bad lines and run the others
@@ -129,18 +129,26 @@ def cmd_run(args) -> int:
 
 def cmd_check(args) -> int:
     import numpy as np
+    from ..formal.program_files import task_spelling, variant_note, written_for
     params = parse_params(args.param)
     lib = crasp.library()
+    note, other = None, ""
     if args.program in lib and not Path(args.program).exists():
+        # exactly the task asked: a library program's `// requires:` never replaces it
         entry = lib[args.program]
-        if entry.family == args.task:  # the parameters the program is written for
-            params = {**dict(entry.requires), **params}
-        source = lambda task: entry.instantiate(task) if entry.applies_to(task) else entry.program
+        note = variant_note(entry.name, entry.family, entry.requires, args.task, params)
+        program = entry.program
+        if note:
+            other = f" (the program is written for {written_for(entry.family, entry.requires)})"
+        source = lambda task: entry.instantiate(task) if entry.applies_to(task) else program
     else:
         source = crasp.load_program(args.program)
+    if note:  # first, so that it also stands before a refusal
+        print(note, flush=True)
     report = crasp.check_against_task(source, args.task, args.max_n, params,
                                       samples=args.samples, accept=args.accept,
                                       rng=np.random.default_rng(args.seed))
+    task = task_spelling(args.task, params)
     for rec in report.checked:
         how = "all" if rec["exhaustive"] else "sampled"
         print(f"n={rec['n']:<4} {rec['inputs']:>7} inputs ({how})")
@@ -150,12 +158,12 @@ def cmd_check(args) -> int:
         print(f"program size: {s['nodes']} nodes, {s['counts']} counts, depth {s['depth']}")
     if report.counterexample:
         c = report.counterexample
-        print(f"COUNTER-EXAMPLE at n={c['n']}: \"{c['input']}\" expected {c['expected']}, "
-              f"program gives {c['program']} ({c['disagreements']} of {c['of']} inputs "
-              f"disagree)")
+        print(f"COUNTER-EXAMPLE for {task} at n={c['n']}: \"{c['input']}\" expected "
+              f"{c['expected']}, program gives {c['program']} ({c['disagreements']} of "
+              f"{c['of']} inputs disagree){other}")
         return 1
-    print(f"OK: the program decides {args.task} on every checked input "
-          f"(all inputs up to n={report.exhaustive_up_to})")
+    print(f"OK: the program decides {task} on every checked input "
+          f"(all inputs up to n={report.exhaustive_up_to}){other}")
     return 0
 
 
@@ -165,7 +173,7 @@ def cmd_lint(args) -> int:
     probs = crasp.lint(text, name, alphabet)
     if probs:
         raise ProgramError(probs, name)
-    program = crasp.parse(text, name)
+    program = crasp.load(text, name, alphabet)
     s = crasp.size(program)
     print(f"{program.source_name}: OK ({s['definitions']} definitions, {s['counts']} counts, "
           f"depth {s['depth']}, output {program.output})")

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..errors import ProgramError, ProgramProblem
 from ..formal.crasp import ast as A
+from ..formal.crasp.validate import check
 from .model import Weights, empty_layer
 
 
@@ -111,8 +112,11 @@ class _Builder:
 
 
 def compile_program(program: A.Program, n: int, alphabet=None) -> Compiled:
-    """The transformer for ``program`` on inputs of length <= n (ProgramError on nodes
-    outside the supported core, with their line)."""
+    """The transformer for ``program`` on inputs of length <= n. The program is validated
+    first, as by every other consumer (:func:`theorybench.formal.crasp.check`: a name
+    defined twice, an undefined name, a cycle, an empty program are that ProgramError, with
+    line and column); then nodes outside the supported core are refused, with their line."""
+    checked = check(program, program.alphabet or alphabet)
     _SOURCE[0] = program.source_name
     for s in program.statements:
         if isinstance(s, A.Import):
@@ -192,8 +196,9 @@ def compile_program(program: A.Program, n: int, alphabet=None) -> Compiled:
             _refuse(e, "the conditional (A if C else B)")
         _refuse(e, f"the node {type(e).__name__}")
 
-    for s in program.definitions:
-        env[s.name] = ev(s.expr)
+    defs = {d.name: d for d in program.definitions}
+    for name in checked.order:  # definitions may refer forwards: build in dependency order
+        env[name] = ev(defs[name].expr)
     out = env[program.output]
     if out.kind != "bool":
         _refuse(program.definitions[-1], "a count-valued output")

@@ -4,11 +4,15 @@
 A program file must be a regular file (not a directory, ``/dev/zero``, a FIFO or a socket:
 those would block or read without end), at most :data:`MAX_PROGRAM_BYTES` long, and UTF-8
 text. Every refusal is a :class:`ProgramError` naming the path and what to do.
+:func:`program_lines` is the one reading of line structure (BOM, CRLF, U+2028) for both
+parsers; :func:`variant_note` says when a library program is checked against a task variant
+other than the one its header names.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from importlib import resources
 from pathlib import Path
@@ -157,3 +161,87 @@ def too_deep(line_no: int) -> ProgramProblem:
     operators, e.g. ``a && a && ...`` thousands of times)."""
     return ProgramProblem("expression too deeply nested to evaluate (a very long chain of "
                           "operators?); name its parts as definitions", line_no, 1)
+
+
+# ---- line structure ------------------------------------------------------------------------
+
+#: Characters that ``str.splitlines`` breaks lines at but editors, grep, git and ``wc -l``
+#: do not: counting them as line breaks puts every later line number off by one against
+#: what the user sees, and one inside a ``//`` comment would hide the code after it.
+ODD_BREAKS = {"\x0b": "a vertical tab (U+000B)", "\x1c": "a file separator (U+001C)",
+              "\x1d": "a group separator (U+001D)", "\x1e": "a record separator (U+001E)",
+              "\x85": "a next-line character (U+0085)",
+              "\u2028": "a Unicode line separator (U+2028)",
+              "\u2029": "a Unicode paragraph separator (U+2029)"}
+_BREAK = re.compile(r"\r\n|\r|\n")
+_ODD = re.compile("[" + "".join(ODD_BREAKS) + "]")
+BOM = "\ufeff"
+
+
+def program_lines(text: str) -> list[tuple[int, str, ProgramProblem | None]]:
+    """``(line number, line, problem or None)`` for each line of program text: the one
+    reading of line structure that both parsers use, so that line and column are those an
+    editor shows.
+
+    A byte-order mark at the start is dropped (Windows editors write one); ``\\n``,
+    ``\\r\\n`` and a lone ``\\r`` each end a line (Python's universal newlines). The other
+    characters of :data:`ODD_BREAKS` (U+2028, U+2029, U+0085, ...) are no line breaks: a line
+    holding one gets a problem at its first such character, and the parser skips that line.
+    A form feed stays whitespace inside a line, as in Python source."""
+    if text.startswith(BOM):
+        text = text[1:]
+    lines = _BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()  # the break that ends the last line starts no new one
+    out = []
+    for number, line in enumerate(lines, 1):
+        m = _ODD.search(line)
+        problem = None if m is None else ProgramProblem(
+            f"{ODD_BREAKS[m.group()]} is not a line break in a program (editors and grep do "
+            f"not break lines there); replace it by a newline or delete it", number,
+            m.start() + 1)
+        out.append((number, line, problem))
+    return out
+
+
+# ---- which task variant a library program is for -----------------------------------------
+
+def task_values(family: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Every parameter of ``family`` but n: ``params`` (CLI strings are coerced) over the
+    family's defaults; TaskParameterError for a name the family does not have."""
+    from .. import tasks  # formal -> tasks: down the layer DAG
+    from ..errors import TaskParameterError
+    known = {p.name: p for p in tasks.family(family).params if p.name != "n"}
+    values = {name: p.default for name, p in known.items()}
+    for key, value in (params or {}).items():
+        if key not in known:
+            raise TaskParameterError(f"{family} has no parameter {key!r}; its parameters: "
+                                     f"{', '.join(known) or 'none but n'}")
+        values[key] = known[key].coerce(value)
+    return values
+
+
+def task_spelling(family: str, params: Mapping[str, Any] | None) -> str:
+    """The task with every parameter value written out (``dyck:k=2``), so that a verdict
+    names exactly what was checked; unset optional parameters (empty, None) are left out."""
+    values = task_values(family, params)
+    return family + "".join(f":{k}={v}" for k, v in values.items() if v not in ("", None))
+
+
+def written_for(family: str, requires) -> str:
+    """The task variant a library program's header names (``dyck:k=1``)."""
+    return family + "".join(f":{k}={v}" for k, v in requires if v != "")
+
+
+def variant_note(name: str, family: str, requires, task_family: str,
+                 params: Mapping[str, Any] | None) -> str | None:
+    """None when the library program ``name`` (its header: ``// family: FAMILY``, ``//
+    requires: K=V ...``) is written for the task asked; else a note saying for which variant
+    it is written and that it is checked as written against the task asked."""
+    values = task_values(task_family, params)
+    if family == task_family and all(str(values.get(k)) == v for k, v in requires):
+        return None
+    written = written_for(family, requires)
+    return (f"note: library program {name} is written for {written}, not for "
+            f"{task_spelling(task_family, params)}; it is checked as written against the task "
+            f"asked (give --task {written} for the task it is written for)")

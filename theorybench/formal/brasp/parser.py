@@ -26,7 +26,9 @@ reserved.
 
 Each line is parsed on its own, so every syntax error in a file is reported at once (line,
 column, the offending text and what was expected); then :func:`validate.problems` checks
-the whole program.
+the whole program. Line structure is :func:`..program_files.program_lines`'s (a leading
+byte-order mark dropped; ``\n``, ``\r\n``, lone ``\r`` end lines; U+2028 and the like
+refused where they stand).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                              UnexpectedToken, VisitError)
 
-from ..program_files import line_problem, too_deep
+from ..program_files import line_problem, program_lines, too_deep
 from ...errors import ProgramError, ProgramProblem
 from . import ast as A
 
@@ -261,7 +263,10 @@ def parse_lines(text: str) -> tuple[A.Program | None, list[ProgramProblem]]:
     """Parse without validating: (program or None, syntax problems)."""
     stmts, problems = [], []
     output, output_loc, alphabet, classes, otherwise = None, (), None, None, None
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw, odd in program_lines(text):
+        if odd is not None:  # checked before comments are cut: one there hides code
+            problems.append(odd)
+            continue
         line = _strip_comment(raw)
         if not line.strip():
             continue

@@ -16,13 +16,13 @@ from .ast import (EOS, Builder, Program, count, expr_text, max_, min_, ref, size
 from .check import CheckReport, check_against_task
 from .interpret import Interpreter, Run, run
 from .naive import naive_accepts, naive_values
-from .parser import parse, parse_expr, parse_file
+from .parser import load, parse, parse_expr, parse_file
 from .programs import for_task, library, load_program, program_text, sparse_program
 from .trace import trace_html, trace_text
 from .validate import check, lint, problems
 
 __all__ = ["EOS", "Builder", "Program", "count", "expr_text", "max_", "min_", "ref", "size",
            "to_text", "tok", "where", "CheckReport", "check_against_task", "Interpreter", "Run",
-           "run", "naive_accepts", "naive_values", "parse", "parse_expr", "parse_file",
+           "run", "naive_accepts", "naive_values", "load", "parse", "parse_expr", "parse_file",
            "for_task", "library", "load_program", "sparse_program", "trace_html", "trace_text",
            "check", "problems", "lint", "program_text"]

@@ -3,7 +3,13 @@
 ``parse(text)`` parses every line (a statement is one line) and raises one
 :class:`ProgramError` listing the syntax problems of *all* lines, each with its line,
 column, the offending text and what was expected. It does not type-check: that is
-:func:`.validate.check`, which ``load`` runs too.
+:func:`.validate.check`. :func:`load` runs both, and is what every consumer of program
+text uses (files, the library, the commands, the compiler's callers): a program is never
+used before it has been validated.
+
+Line structure is :func:`..program_files.program_lines`'s: a leading byte-order mark is
+dropped, ``\n``, ``\r\n`` and a lone ``\r`` end a line, and U+2028, U+2029, U+0085 (and
+the other breaks only ``str.splitlines`` knows) are refused where they stand.
 
 A comment line ``// alphabet: a b c`` declares the program's input alphabet (an
 extension; the public tool ignores it as a comment).
@@ -18,7 +24,7 @@ from pathlib import Path
 from lark import Lark, Token as LarkToken, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
 
-from ..program_files import line_problem, too_deep
+from ..program_files import line_problem, program_lines, too_deep
 from ...errors import ProgramError, ProgramProblem
 from . import ast as A
 from .grammar import GRAMMAR, KEYWORDS, TERMINAL_TEXT
@@ -203,7 +209,13 @@ def parse_partial(text: str, source_name: str = "<program>"):
     For linting: the valid lines can still be validated, and references to a name whose
     definition line has a syntax error are not reported again as undefined."""
     statements, problems, alphabet, broken = [], [], None, set()
-    for line_no, line in enumerate(text.splitlines(), 1):
+    for line_no, line, odd in program_lines(text):
+        if odd is not None:
+            problems.append(odd)
+            m = _DEF_NAME.match(line)
+            if m:
+                broken.add(m.group(1))
+            continue
         m = _ALPHABET.match(line)
         if m:
             alphabet = tuple(m.group(1).split())
@@ -229,7 +241,18 @@ def parse_expr(text: str) -> A.Expr:
     return stmt.expr
 
 
-def parse_file(path: str | Path) -> A.Program:
-    """Parse a ``.cr`` file (read by the shared loader: regular files of bounded size)."""
+def load(text: str, source_name: str = "<program>", alphabet=None) -> A.Program:
+    """Parse and validate program text: the program, or one :class:`ProgramError` with every
+    syntax problem, else every validation problem (:func:`.validate.check`; token literals
+    against ``alphabet``, by default the program's ``// alphabet:`` line)."""
+    from .validate import check
+    program = parse(text, source_name)
+    check(program, alphabet)
+    return program
+
+
+def parse_file(path: str | Path, alphabet=None) -> A.Program:
+    """Load (parse and validate) a ``.cr`` file, read by the shared loader (regular files
+    of bounded size)."""
     from ..program_files import read_program_text
-    return parse(read_program_text(path), str(path))
+    return load(read_program_text(path), str(path), alphabet)

@@ -28,7 +28,7 @@ from ...errors import ProgramError, ProgramProblem
 from ...registry import BUILTIN, artifact_library
 from . import ast as A
 from ..program_files import Recipe, library_texts, load_text, resolve
-from .parser import parse, parse_file
+from .parser import load, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires|params)\s*:(.*)$")
 
@@ -44,7 +44,7 @@ class LibraryProgram:
 
     @property
     def program(self) -> A.Program:
-        return parse(self.text, f"library:{self.name}")
+        return load(self.text, f"library:{self.name}")
 
     @property
     def source(self) -> str:
@@ -97,11 +97,14 @@ def library() -> dict[str, LibraryProgram]:
     return {name: _entry(name, text) for name, text in library_texts(__package__, ".cr").items()}
 
 
-def load_program(name_or_path: str) -> A.Program:
-    """A library program by name (``majority``) or a ``.cr`` file by path."""
+def load_program(name_or_path: str, alphabet=None) -> A.Program:
+    """A library program by name (``majority``) or a ``.cr`` file by path, parsed and
+    validated (token literals against ``alphabet``, by default the program's own)."""
     lib = library()
     name, path = resolve(name_or_path, lib, "theorybench crasp list")
-    return lib[name].program if name is not None else parse_file(path)
+    if name is not None:
+        return load(lib[name].text, f"library:{name}", alphabet)
+    return parse_file(path, alphabet)
 
 
 def program_text(name_or_path: str) -> tuple[str, str]:

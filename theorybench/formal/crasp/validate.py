@@ -144,8 +144,10 @@ def analyse(program: A.Program, alphabet=None, require_bool_output: bool = True)
             probs.append(_prob(f"{d.name} is already an imported predicate", d))
         defs[d.name] = d
     if not defs:
-        probs.append(ProgramProblem("the program has no definitions; the last definition "
-                                    "`NAME = expr` is its output", None, None))
+        # located at 1:1 (where a definition can go) so that every problem has a place
+        probs.append(ProgramProblem("the program has no definitions; write one per line as "
+                                    "`NAME = expr` (the last one is the output, e.g. "
+                                    "`out = # \"1\" > 0`)", 1, 1))
 
     deps: dict[str, list[str]] = {}
     for name, d in defs.items():
@@ -160,7 +162,8 @@ def analyse(program: A.Program, alphabet=None, require_bool_output: bool = True)
             else:
                 known = list(defs) + list(preds)
                 close = difflib.get_close_matches(r.name, known, n=1)
-                hint = f" (did you mean {close[0]}?)" if close else ""
+                hint = (f" (did you mean {close[0]}?)" if close else
+                        f"; define it on a line `{r.name} = expr` or correct the name")
                 lookup_p = lookup(r.name)
                 if lookup_p is not None:
                     hint = f" (it is a built-in predicate: add `#import {r.name}`)"
