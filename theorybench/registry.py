@@ -215,6 +215,7 @@ class Library(Generic[T]):
 
     def __init__(self, kind: str, modules: Iterable[str] | Callable[[], Iterable[str]] = ()):
         self.kind = kind
+        self.module = ""  # the module that declared it (set by artifact_library)
         self._entries: list[Entry[T]] = []
         self._lazy = _Lazy(modules)
 
@@ -312,7 +313,8 @@ def artifact_library(kind: str, modules: Iterable[str] | Callable[[], Iterable[s
     """A new :class:`Library`, listed in :data:`LIBRARIES` under ``column`` (default
     ``kind``), the name of its column in the coverage table."""
     lib: Library = Library(kind, modules)
-    LIBRARIES.register(lib, name=column or kind, origin=origin_of(_caller_module()))
+    lib.module = _caller_module() or ""
+    LIBRARIES.register(lib, name=column or kind, origin=origin_of(lib.module))
     return lib
 
 

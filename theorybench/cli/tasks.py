@@ -1,12 +1,15 @@
-"""`theorybench tasks`, `theorybench sample` and `theorybench label`."""
+"""`theorybench tasks` (with ``--coverage``: the task x artifact table), `theorybench sample`
+and `theorybench label`."""
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import numpy as np
 
 from .. import tasks
+from ..registry import LIBRARIES, Library
 from .common import add_task_args, parse_params, parse_seed, print_json, print_table
 
 
@@ -14,6 +17,10 @@ def register(sub) -> None:
     p = sub.add_parser("tasks", help="list the task families",
                        description=f"List the task families. Commands take a task as "
                                    f"{tasks.SYNTAX}.")
+    p.add_argument("--coverage", action="store_true",
+                   help="the task x artifact table: which task has a C-RASP or B-RASP "
+                        "program, a circuit builder, an MPC algorithm, a BAPO protocol, a "
+                        "construction, a proof spec")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(func=cmd_tasks)
 
@@ -39,7 +46,58 @@ def _rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
+#: The modules that declare the shipped artifact libraries, in column order; importing one
+#: lists its library in ``theorybench.registry.LIBRARIES``.
+ARTIFACT_MODULES = ("theorybench.formal.crasp.programs", "theorybench.formal.brasp.programs",
+                    "theorybench.formal.circuits.builders", "theorybench.proofs.circuits",
+                    "theorybench.formal.mpc.algorithms", "theorybench.formal.bapo.library",
+                    "theorybench.constructions", "theorybench.proofs.counter_machines")
+
+
+def artifact_libraries() -> dict[str, Library]:
+    """Every artifact library by column: the shipped ones in :data:`ARTIFACT_MODULES` order,
+    then any other listed in ``LIBRARIES`` (a user's)."""
+    for m in ARTIFACT_MODULES:
+        importlib.import_module(m)
+    libs = LIBRARIES.items()
+    rank = {m: i for i, m in enumerate(ARTIFACT_MODULES)}
+    libs.sort(key=lambda kv: rank.get(kv[1].module, len(rank)))  # stable: users' last
+    return dict(libs)
+
+
+def coverage(libraries: dict[str, Library] | None = None) -> list[dict]:
+    """Per task family (suite order): for each artifact library, the origins of its
+    artifacts for that family (empty: none), read from the libraries only."""
+    libs = artifact_libraries() if libraries is None else libraries
+    return [{"task": name, "kind": cls.kind,
+             "artifacts": {col: [origin for origin, _ in lib.for_task(name)]
+                           for col, lib in libs.items()}}
+            for name, cls in tasks.families().items()]
+
+
+def _coverage(args) -> int:
+    table = coverage()
+    if args.format == "json":
+        print_json(table)
+        return 0
+    cols = list(table[0]["artifacts"]) if table else []
+    rows = [[r["task"]] + [_cell(r["artifacts"][c]) for c in cols] for r in table]
+    print_table(rows, ["task"] + cols)
+    print("\nyes = an artifact shipped with theorybench, the module's name for a user's (some "
+          "serve only some parameter values); "
+          "- = none (`theorybench tasks --coverage --format json` lists every origin)")
+    return 0
+
+
+def _cell(origins: list[str]) -> str:
+    if not origins:
+        return "-"
+    return ", ".join(dict.fromkeys("yes" if o == "builtin" else o for o in origins))
+
+
 def cmd_tasks(args) -> int:
+    if args.coverage:
+        return _coverage(args)
     fams = tasks.families()
     if args.format == "json":
         print_json([{"task": name, "kind": cls.kind, "definition": cls.summary,
