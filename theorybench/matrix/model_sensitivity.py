@@ -139,7 +139,8 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
     if result is None:
         return {**row, "skipped": f"the estimator refused: {why}"}
     try:
-        cache.write_text(json.dumps({"settings": settings, "result": result}))
+        from ..safe_io import atomic_write  # two reports at once never read half a cache
+        atomic_write(cache, json.dumps({"settings": settings, "result": result}))
     except OSError:
         pass  # a read-only checkpoint folder: the result is still returned
     return {**row, **result}
