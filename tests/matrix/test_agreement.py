@@ -1,7 +1,7 @@
 import pytest
 
 from theorybench.matrix.agreement import agreement, best_theory, hard_vs_easy_precision
-from theorybench.matrix.empirical import (EASY, HARD, INSUFFICIENT, Thresholds,
+from theorybench.matrix.empirical import (EASY, HARD, INCONCLUSIVE, INSUFFICIENT, Thresholds,
                                           empirical_cells, in_distribution_cells,
                                           length_generalization_cells)
 
@@ -30,7 +30,11 @@ def test_min_seeds_makes_cells_insufficient(records):
 
 def test_aggregate_best_versus_mean():
     recs = [ind("parity", 8, 0.99, 0), ind("parity", 8, 0.5, 1)]
+    # the mean misses the target but one seed reached it: the seeds disagree
+    assert in_distribution_cells(recs)["parity"].verdict == INCONCLUSIVE
+    recs = [ind("parity", 8, 0.98, 0), ind("parity", 8, 0.5, 1)]
     assert in_distribution_cells(recs)["parity"].verdict == HARD
+    recs = [ind("parity", 8, 0.99, 0), ind("parity", 8, 0.5, 1)]
     assert in_distribution_cells(recs, Thresholds(aggregate="best"))["parity"].verdict == EASY
 
 
@@ -98,10 +102,10 @@ def test_variants_and_configurations_are_not_pooled_as_seeds():
                    {"test_accuracy": acc})
     cells = in_distribution_cells([run({"k": 1}, 1.0), run({"k": 3}, 0.5),
                                    run({"k": 3}, 0.995, "nope")])
-    assert set(cells) == {"khop", "khop[k=3]"}  # k=1 is the default: plain name
+    assert set(cells) == {"khop", "khop:k=3"}  # k=1 is the default: plain name
     assert cells["khop"].by_n[8].seeds == 1 and cells["khop"].verdict == EASY
     # two configurations of k=3: the best one decides, their accuracies are not averaged
-    assert cells["khop[k=3]"].by_n[8].mean == 0.995 and cells["khop[k=3]"].by_n[8].seeds == 1
+    assert cells["khop:k=3"].by_n[8].mean == 0.995 and cells["khop:k=3"].by_n[8].seeds == 1
 
 
 def test_likely_causes_match_each_theory_s_assumptions():

@@ -9,7 +9,10 @@ step budget: :func:`sample_complexity` computes it from stored records.
 Metrics: ``test_accuracy`` (on ``final_eval_count`` fresh instances), ``target_accuracy``,
 ``reached_target``, ``steps``, ``train_loss`` (mean over the last ``eval_every`` steps),
 ``wall_s``, ``chance_accuracy`` (best input-independent predictor, see
-:func:`.data.chance_accuracy`), ``curve`` ([[step, accuracy], ...]) and ``parameters``.
+:func:`.data.chance_accuracy`), ``curve`` ([[step, accuracy], ...]), ``parameters``,
+``stop_reason`` (target, plateau or budget) and ``loss_drop`` (how much the training loss
+still fell over the last window, :func:`.trainer.loss_drop`): the matrix reads a run that
+missed the target as *not learned* only when its loss had stopped falling.
 """
 
 from __future__ import annotations
@@ -61,6 +64,8 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
     return {"test_accuracy": result.test_accuracy, "target_accuracy": cfg.target,
             "reached_target": bool(result.reached_target), "steps": result.steps,
             "train_loss": result.train_loss, "wall_s": round(result.wall_s, 3),
+            "stop_reason": result.stop_reason, "loss_drop": result.loss_drop,
+            "loss_tol": cfg.plateau_tol,
             "chance_accuracy": chance, "curve": result.curve,
             "parameters": model.num_parameters(),
             "time_split": time_split(result.phases, time.perf_counter() - began)}

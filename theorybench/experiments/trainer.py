@@ -42,6 +42,11 @@ class TrainingConfig:
     eval_count: int = 512        # fresh test instances per evaluation
     target: float = 0.99         # stop early once test accuracy reaches this
     final_eval_count: int = 2048  # test instances for the final accuracy
+    # plateau rule: stop once the mean training loss over the last ``plateau`` steps is less
+    # than ``plateau_tol`` (relative) below the mean over the ``plateau`` steps before;
+    # 0 turns it off. Such a stop reads "not learned within budget", never more.
+    plateau: int = 0
+    plateau_tol: float = 0.01
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_count", "final_eval_count"):
@@ -49,9 +54,17 @@ class TrainingConfig:
                 raise ConfigError(f"training.{name} must be >= 1, got {getattr(self, name)}")
         if not 0 < self.target <= 1:
             raise ConfigError(f"training.target must be in (0, 1], got {self.target}")
+        if self.plateau < 0 or not 0 <= self.plateau_tol < 1:
+            raise ConfigError(f"training.plateau must be >= 0 (0: off) and plateau_tol in "
+                              f"[0, 1), got {self.plateau} and {self.plateau_tol}")
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if not self.plateau:
+            # runs stored before the rule existed keep their keys (the rule is off for them)
+            d.pop("plateau")
+            d.pop("plateau_tol")
+        return d
 
 
 @dataclass
@@ -62,6 +75,12 @@ class TrainResult:
     reached_target: bool
     curve: list = field(default_factory=list)  # [[step, accuracy], ...]
     wall_s: float = 0.0
+    #: why training stopped: "target" (reached), "plateau" (loss flat) or "budget" (steps)
+    stop_reason: str = "budget"
+    #: relative fall of the mean training loss over the last window against the window
+    #: before (window: ``plateau`` steps, or ``eval_every`` when the rule is off); > tol at a
+    #: "budget" stop means the loss was still falling
+    loss_drop: float | None = None
     # seconds in each phase: "data" (training batches), "step" (forward, backward, optimizer),
     # "eval" (test batches and their evaluation, the final one included)
     phases: dict = field(default_factory=dict)
@@ -159,7 +178,7 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
         from tqdm import tqdm
         bar = tqdm(total=cfg.steps, desc=label, leave=False, file=sys.stderr)
     start = time.perf_counter()
-    curve, losses, step = [], [], 0
+    curve, losses, step, stop = [], [], 0, "budget"
     t_data = t_eval = 0.0
     clock = time.perf_counter
     try:
@@ -192,7 +211,13 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
                 t_eval += clock() - t
                 curve.append([step, round(acc, 6)])
                 if acc >= cfg.target:
+                    stop = "target"
                     break
+                if cfg.plateau and step >= cfg.warmup + 2 * cfg.plateau:
+                    drop = loss_drop(losses, cfg.plateau)
+                    if drop is not None and drop < cfg.plateau_tol:
+                        stop = "plateau"
+                        break
     finally:
         if bar is not None:
             bar.close()
@@ -205,4 +230,15 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
               "step": round(wall - t_data - t_eval, 4)}
     return TrainResult(steps=step, train_loss=float(np.mean(tail)) if tail else float("nan"),
                        test_accuracy=final, reached_target=final >= cfg.target,
-                       curve=curve, wall_s=wall, phases=phases)
+                       curve=curve, wall_s=wall, phases=phases, stop_reason=stop,
+                       loss_drop=loss_drop(losses, cfg.plateau or cfg.eval_every))
+
+
+def loss_drop(losses: list[float], window: int) -> float | None:
+    """(mean of the window before the last - mean of the last window) / the former: how
+    much the training loss still fell; None with fewer than two windows of steps."""
+    if window < 1 or len(losses) < 2 * window:
+        return None
+    before = float(np.mean(losses[-2 * window:-window]))
+    last = float(np.mean(losses[-window:]))
+    return (before - last) / max(abs(before), 1e-12)

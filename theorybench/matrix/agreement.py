@@ -22,7 +22,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from .empirical import EASY, HARD, EmpiricalCell
+from .empirical import EASY, HARD, INCONCLUSIVE, EmpiricalCell
 from .stats import mcnemar_exact, precision_gap_test, wilson_interval
 
 #: level at which a theory "beats" the majority class and Hard is "more precise"
@@ -63,6 +63,8 @@ class AgreementRow:
     #: one-sided McNemar p-value that the theory does better than it
     majority_baseline: float | None = None
     p_vs_majority: float | None = None
+    #: decided predictions whose empirical cell is inconclusive (left out)
+    excluded_inconclusive: int = 0
     #: (task, predicted, observed) of every compared cell
     compared_cells: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -185,6 +187,9 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
                     if not ok:
                         row.excluded_status += 1
                         continue
+                if cell.verdict == INCONCLUSIVE:
+                    row.excluded_inconclusive += 1
+                    continue
                 if cell.verdict not in (EASY, HARD):
                     row.excluded_insufficient += 1
                     continue

@@ -5,7 +5,9 @@ report, so a reader can see exactly what "Easy" meant:
 
 * in-distribution: a task is Easy if, at every tested n, the seeds' aggregated test
   accuracy (mean by default) reaches ``target_accuracy`` within the run's step budget;
-  Hard if some tested n misses it. Online runs decide; when a task has only fixed
+  Hard if some tested n is *not learned* (every seed misses the target with its training
+  loss flat), and *inconclusive* when neither holds (seeds disagree, or the loss was still
+  falling at the budget: :func:`point_outcome`). Online runs decide; when a task has only fixed
   training-set runs, the largest set size at each n decides. The sample-complexity curve
   (smallest set size reaching the target, by n) is kept.
 * length generalization: a configuration (model size x positional encoding) generalizes
@@ -22,13 +24,18 @@ A cell with fewer than ``min_seeds`` finished runs at some tested point is
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
+from ..errors import TheorybenchError
+from ..tasks import TaskRef
+from ..tasks.ref import spell_value
+
 LINES = ("in_distribution", "length_generalization", "llm")
-EASY, HARD, INSUFFICIENT = "easy", "hard", "insufficient"
+EASY, HARD, INSUFFICIENT, INCONCLUSIVE = "easy", "hard", "insufficient", "inconclusive"
 
 
 @dataclass(frozen=True)
@@ -101,36 +108,34 @@ def _spec_task(spec: dict[str, Any]) -> str:
 
 
 def cell_name(spec: dict[str, Any]) -> str:
-    """The row a run belongs to: the family name, plus its parameters where they differ
-    from the family's defaults (``khop[k=3]``), so that variants are never pooled."""
+    """The row a run belongs to: its task's one spelling, ``str(TaskRef)`` (``khop:k=3``;
+    the bare family for the default variant), so that variants are never pooled and runs
+    meet the predictions of their task. A family or value this version does not know keeps
+    every parameter, in the same syntax."""
     task = _spec_task(spec)
-    params = dict(spec.get("params") or {})
-    params.pop("n", None)
+    params = {k: v for k, v in (spec.get("params") or {}).items() if k != "n"}
     try:
-        from ..tasks import family
+        return _spelled(task, tuple(sorted(params.items())))
+    except TypeError:  # an unhashable value from a hand-edited store: spell it uncached
+        return _spelled.__wrapped__(task, tuple(sorted(params.items())))
 
-        defaults = {p.name: p.default for p in family(task).params}
-    except Exception:  # a family this version does not know: keep every parameter
-        defaults = {}
-    extra = {k: v for k, v in sorted(params.items()) if defaults.get(k, object()) != v}
-    if not extra:
-        return task
-    return f"{task}[{','.join(f'{k}={v}' for k, v in extra.items())}]"
+
+@functools.lru_cache(maxsize=1024)
+def _spelled(task: str, params: tuple) -> str:
+    try:
+        return str(TaskRef(task, params))
+    except TheorybenchError:
+        return task + "".join(f":{k}={spell_value(v)}" for k, v in params)
 
 
 def row_name(task: str) -> str:
-    """A task written in the command syntax (``khop:k=2``, as predictions name variants)
-    -> its row name (``khop[k=2]``, :func:`cell_name`), so that predictions and runs of one
-    variant meet in one row; a name that does not parse is kept as it is."""
-    if ":" not in task:
-        return task
+    """A task as a file names it -> its row name (:func:`cell_name`): ``khop:k=2`` as
+    predictions write it, or ``khop[k=2]`` as reports did before there was one spelling,
+    so that old files and new runs meet in one row; a name that does not parse is kept."""
     try:
-        from ..tasks import parse_task
-
-        family, params = parse_task(task)
-    except Exception:  # not a task this version knows: leave the row as named
+        return str(TaskRef.parse(task, legacy=True))
+    except TheorybenchError:
         return task
-    return cell_name({"task": family, "params": params})
 
 
 def config_name(spec: dict[str, Any]) -> str:
@@ -148,48 +153,94 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
 
     Seeds are pooled only within one configuration (model size and encoding) at one
     (n, training-set size); with several configurations, the best one at each n counts.
+    Each tested n has one of three outcomes (:func:`point_outcome`): learned, not learned,
+    or inconclusive. The task is Hard if some n is not learned, otherwise inconclusive if
+    some n is, and Easy when every n is learned; inconclusive cells are shown and left out
+    of the agreement.
     """
-    acc: dict[str, dict[tuple[int, int | None, str], list[float]]] = defaultdict(
+    runs: dict[str, dict[tuple[int, int | None, str], list[dict]]] = defaultdict(
         lambda: defaultdict(list))
     for r in _finished(records, line):
         n = int(r.spec.get("n") or 0)
         size = r.spec.get("train_size")
-        acc[cell_name(r.spec)][(n, size, config_name(r.spec))].append(
-            float(r.metrics["test_accuracy"]))
+        runs[cell_name(r.spec)][(n, size, config_name(r.spec))].append(r.metrics)
     cells = {}
     how, target = thresholds.aggregate, thresholds.target_accuracy
-    for task, points in sorted(acc.items()):
-        agg = {p: Aggregate.of(v) for p, v in points.items()}
+    for task, points in sorted(runs.items()):
+        agg = {p: Aggregate.of([float(m["test_accuracy"]) for m in v])
+               for p, v in points.items()}
         ns = sorted({n for n, _, _ in agg})
         by_n: dict[int, Aggregate] = {}
         complexity: dict[int, int | None] = {}
+        outcomes: dict[int, tuple[str, str]] = {}
         thin = []
         for n in ns:
-            online = [a for (m, s, _), a in agg.items() if m == n and s is None]
-            sized = sorted((s, a) for (m, s, _), a in agg.items() if m == n and s is not None)
+            online = [p for p in agg if p[0] == n and p[1] is None]
+            sized = sorted((p for p in agg if p[0] == n and p[1] is not None),
+                           key=lambda p: p[1])
             if online:
-                decider = max(online, key=lambda a: a.pick(how))
+                decider = max(online, key=lambda p: agg[p].pick(how))
             else:  # fixed training sets only: the largest set decides
-                largest = sized[-1][0]
-                decider = max((a for s, a in sized if s == largest), key=lambda a: a.pick(how))
-            by_n[n] = decider
-            if decider.seeds < thresholds.min_seeds:
-                thin.append(f"n={n} has {decider.seeds} run(s)")
+                largest = sized[-1][1]
+                decider = max((p for p in sized if p[1] == largest),
+                              key=lambda p: agg[p].pick(how))
+            by_n[n] = agg[decider]
+            outcomes[n] = point_outcome(agg[decider], points[decider], thresholds)
+            if agg[decider].seeds < thresholds.min_seeds:
+                thin.append(f"n={n} has {agg[decider].seeds} run(s)")
             if sized:
-                reach = [s for s, a in sized if a.pick(how) >= target]
+                reach = [p[1] for p in sized if agg[p].pick(how) >= target]
                 complexity[n] = min(reach) if reach else None
         if thin:
             verdict = INSUFFICIENT
             note = (f"too few runs ({'; '.join(thin)}; need {thresholds.min_seeds}): "
                     f"run more seeds with --seeds")
         else:
-            missed = [n for n in ns if by_n[n].pick(how) < target]
-            verdict = HARD if missed else EASY
-            note = (f"target {target:g} missed at n = {missed}" if missed
+            missed = [n for n in ns if outcomes[n][0] == NOT_LEARNED]
+            open_ = [n for n in ns if outcomes[n][0] == INCONCLUSIVE]
+            verdict = HARD if missed else INCONCLUSIVE if open_ else EASY
+            why = "; ".join(f"n={n}: {outcomes[n][1]}" for n in missed + open_)
+            note = (f"target {target:g} not learned at n = {missed} ({why})" if missed
+                    else f"inconclusive at n = {open_} ({why})" if open_
                     else f"target {target:g} reached at every n in {ns}")
         cells[task] = EmpiricalCell(task, line, verdict, thresholds, by_n=by_n,
                                     sample_complexity=complexity, note=note)
     return cells
+
+
+LEARNED, NOT_LEARNED = "learned", "not learned"
+
+
+def point_outcome(agg: Aggregate, metrics: list[dict], thresholds: Thresholds
+                  ) -> tuple[str, str]:
+    """(outcome, reason) of one tested point from its seeds' runs.
+
+    * learned: the seeds' aggregate reaches the target;
+    * inconclusive: the seeds disagree (some reach the target, some do not), or a run that
+      missed it stopped at its step budget while its training loss was still falling
+      (``loss_drop`` above the run's tolerance): more steps might have learned it;
+    * not learned: every seed missed the target and no run's loss was still falling (the
+      plateau rule stopped it, or the loss was flat at the budget). Runs stored before
+      the loss was recorded count as not learned, as before, and say so.
+    """
+    target = thresholds.target_accuracy
+    if agg.pick(thresholds.aggregate) >= target:
+        return LEARNED, "target reached"
+    reached = sum(float(m["test_accuracy"]) >= target for m in metrics)
+    if 0 < reached < len(metrics):
+        return INCONCLUSIVE, f"seeds disagree ({reached} of {len(metrics)} reached the target)"
+    falling = [m for m in metrics if m.get("stop_reason") == "budget"
+               and isinstance(m.get("loss_drop"), (int, float))
+               and m["loss_drop"] > float(m.get("loss_tol", 0.01))]
+    if falling:
+        drop = max(m["loss_drop"] for m in falling)
+        return INCONCLUSIVE, (f"loss still falling at the step budget ({drop:.1%} over the "
+                              f"last window in {len(falling)} of {len(metrics)} runs)")
+    if any("loss_drop" not in m for m in metrics):
+        return NOT_LEARNED, "missed the target (loss trend not recorded)"
+    if any(m.get("stop_reason") == "plateau" for m in metrics):
+        return NOT_LEARNED, "missed the target; training loss flat (plateau stop)"
+    return NOT_LEARNED, "missed the target with the training loss flat at the budget"
 
 
 def bin_sort_key(label: str) -> tuple[int, str]:

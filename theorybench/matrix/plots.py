@@ -19,7 +19,7 @@ from .empirical import EmpiricalCell  # noqa: E402
 from .tables import STATUS_MARK_LEGEND, status_mark  # noqa: E402
 
 COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insufficient": "#ffffff",
-           None: "#ffffff"}
+           "inconclusive": "#ffe082", None: "#ffffff"}
 
 
 def figure_path(path: str | Path, default_name: str, what: str = "--plot") -> Path:
@@ -85,7 +85,8 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
             else:
                 c = empirical[col].get(task)
                 v = c.verdict if c else None
-                text = {"easy": "E", "hard": "H", "insufficient": "-"}.get(v, "n/a")
+                text = {"easy": "E", "hard": "H", "insufficient": "-",
+                        "inconclusive": "I"}.get(v, "n/a")
             ax.add_patch(plt.Rectangle((j, i), 1, 1, facecolor=COLOURS.get(v, "#ffffff"),
                                        edgecolor="#757575", linewidth=0.5))
             ax.text(j + 0.5, i + 0.5, text, ha="center", va="center", fontsize=8)

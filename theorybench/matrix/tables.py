@@ -15,7 +15,7 @@ from ..theories.runner import LEGEND, cell
 from .agreement import AgreementRow
 from .empirical import EmpiricalCell, Thresholds
 
-MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-"}
+MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-", "inconclusive": "I"}
 #: Compact status marks for the heatmap (the tables spell the status out); legend below.
 STATUS_MARK = {"proven": "P", "verified": "V", "extrapolated": "~", "conditional": "*",
                "cited": "c", "none": ""}
@@ -157,7 +157,8 @@ def agreement_table(rows: Iterable[AgreementRow],
     rows, trivial = list(rows), list(trivial)
     header = ["theory", "line", "compared", "accuracy", "95% interval",
               "majority class, same cells", "p vs majority", "precision Easy",
-              "precision Hard", "unknown excl.", "insufficient excl.", "disagreements"]
+              "precision Hard", "unknown excl.", "insufficient excl.", "inconclusive excl.",
+              "disagreements"]
     out, records = [], []
     for r in rows + trivial:
         baseline = r in trivial
@@ -169,6 +170,7 @@ def agreement_table(rows: Iterable[AgreementRow],
                     f"{_pct(r.precision_easy)} ({r.easy_correct}/{r.easy_predicted})",
                     f"{_pct(r.precision_hard)} ({r.hard_correct}/{r.hard_predicted})",
                     str(r.excluded_unknown), str(r.excluded_insufficient),
+                    str(r.excluded_inconclusive),
                     ", ".join(d.task for d in r.disagreements) or "-"])
         records.append(dict(r.to_dict(), baseline=baseline))
     caption = ("Precision Easy = of the tasks the theory calls Easy, the fraction observed "
