@@ -114,6 +114,6 @@ def test_variant_predictions_meet_their_runs_in_one_row():
     preds = [{"theory": "A", "task": "khop:k=2", "verdict": "hard", "basis": "lower-bound",
               "status": "proven"}]
     rep = build_report(preds, [kh(2, 8, 0.5)], constructions=False)
-    assert rep.tasks == ["khop[k=2]"]
+    assert rep.tasks == ["khop:k=2"]
     row = next(r for r in rep.rows if r.line == "in_distribution")
     assert row.compared == 1 and row.agree == 1 and row.missing_empirical == 0

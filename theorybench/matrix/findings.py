@@ -52,7 +52,7 @@ def _hops(emp) -> tuple[str, str]:
     (no n where every k-hop seed is above every 1-hop seed). A difference of means alone
     would pass on seed noise, so one seed per point is "not tested"."""
     ind = emp.get("in_distribution", {})
-    names = {1: "khop", 2: "khop[k=2]", 3: "khop[k=3]"}
+    names = {1: "khop", 2: "khop:k=2", 3: "khop:k=3"}
     missing = [v for v in names.values() if v not in ind]
     if missing:
         return NOT_TESTED, f"no in-distribution runs of {', '.join(missing)}"
@@ -139,7 +139,7 @@ FINDINGS = (
      lambda emp, pooled: _hops(emp),
      "equal budgets at more n; steps to the target rather than accuracy at a cap"),
     ("NoPE length-generalizes on unbounded Dyck-1",
-     lambda emp, pooled: _length("dyck[k=1]", "nope")(emp),
+     lambda emp, pooled: _length("dyck:k=1", "nope")(emp),
      "more seeds and longer training (the study's models are larger and trained longer; "
      "a GPU run of the paper profile)"),
     ("RoPE length-generalizes on 1-hop induction",

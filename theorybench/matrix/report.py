@@ -103,7 +103,8 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     compiled transformers (:mod:`.constructions_table`, about 10 s once per process);
     ``model_sensitivity`` (rows of :func:`.model_sensitivity.measure`) the table of trained
     models' average sensitivity."""
-    # variants are named "khop:k=2" by predict and "khop[k=2]" by the runs: one row each
+    # one spelling of a variant (khop:k=2) for predictions and runs; older files' khop[k=2]
+    # is read as the same row
     preds = [dict(p, task=row_name(p["task"])) for p in predictions]
     records = list(records)
     theory_names = list(dict.fromkeys(p["theory"] for p in preds))
