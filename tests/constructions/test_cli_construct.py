@@ -56,7 +56,7 @@ def test_bad_input_exits_2(cli):
         (("index", "--n", "5", "--verify", "sampled", "--samples", "0"), "--samples"),
         (("index", "--n", "5", "--samples", "100000000000"), "--samples"),
         (("majority", "--n", "5", "--verify", "z3", "--timeout", "nan"), "--timeout"),
-        (("index", "--n", "3", "--out", "/"), "is a directory"),
+        (("index", "--n", "3", "--out", "/"), "is a folder"),
         (("index", "--n", "3", "--out", "/nonexistent-dir/x.pt"), "does not exist"),
         (("majority", "--n", "65535", "--verify", "sampled"), "attention scores per row"),
         (("--program", "majority", "--n", "5000", "--verify", "sampled"), "use a smaller --n"),
