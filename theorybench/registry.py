@@ -160,6 +160,9 @@ class Registry(Generic[T]):
         self._lazy.load()
         return list(self._items.items())
 
+    def values(self) -> list[T]:
+        return [obj for _, obj in self.items()]
+
     def as_dict(self) -> dict[str, T]:
         """A copy, name -> object (mutating it leaves the registry alone)."""
         self._lazy.load()

@@ -109,3 +109,38 @@ def test_sizes_and_heads():
     w = 64
     block = (3 * w * w + 3 * w) + (w * w + w) + 2 * (4 * w * w) + 4 * w + w + 4 * (w)
     assert m.num_parameters() == 2 * w + 2 * block + 2 * w + (w * 2 + 2)
+
+
+def test_a_new_encoding_owns_its_init_and_declares_its_bound():
+    """The model and the harness ask the encoding, never its name: a registered encoding's
+    ``initial`` values reach the model, and ``bounded_positions`` makes a too small table a
+    ConfigError before training."""
+    from torch import nn
+
+    from theorybench.experiments.harness import check_positions
+    from theorybench.experiments.positional import PositionalEncoding, register
+    from theorybench.experiments.spec import RunSpec
+
+    with ENCODINGS.scoped():
+        @register
+        class Scaled(PositionalEncoding):
+            """Source: none (a test encoding)."""
+            name = "zz_scaled"
+            bounded_positions = True
+            initial = {"scale": 2.5}
+
+            def __init__(self, width, heads, max_positions):
+                super().__init__(width, heads, max_positions)
+                self.scale = nn.Parameter(torch.tensor(0.0))
+
+        m = model("zz_scaled")
+        assert float(m.enc.scale) == 2.5
+        spec = RunSpec(line="in_distribution", task="parity", n=8, encoding="zz_scaled",
+                       max_positions=4)
+        with pytest.raises(ConfigError, match="cannot read inputs of length 9"):
+            check_positions(spec, 9)
+        assert check_positions(RunSpec(line="in_distribution", task="parity", n=8,
+                                       encoding="nope", max_positions=4), 9) == 4
+    assert "zz_scaled" not in ENCODINGS
+    with pytest.raises(ConfigError, match="did you mean rope"):
+        ENCODINGS.get("ropee")

@@ -8,11 +8,8 @@ import torch
 from ..errors import ConfigError
 from .data import TaskData
 from .model import ModelConfig, Transformer
+from .positional import get_encoding_class
 from .spec import RunSpec
-
-#: Encodings whose position table bounds the input length (they refuse longer inputs).
-TABLE_ENCODINGS = ("learned", "learned_offsets", "randomized")
-
 
 def generators(seed: int) -> tuple[np.random.Generator, np.random.Generator, torch.Generator]:
     """(training data rng, test data rng, torch generator), all derived from ``seed``.
@@ -39,7 +36,7 @@ def check_positions(spec: RunSpec, needed: int) -> int:
     they cannot represent those positions at all."""
     if spec.max_positions is None:
         return needed
-    if spec.max_positions < needed and spec.encoding in TABLE_ENCODINGS:
+    if spec.max_positions < needed and get_encoding_class(spec.encoding).bounded_positions:
         raise ConfigError(
             f"encoding {spec.encoding!r} with max_positions={spec.max_positions} cannot read "
             f"inputs of length {needed} ({spec.describe()}): a learned absolute table has no "

@@ -115,20 +115,20 @@ class Transformer(nn.Module):
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """GPT-2 style init from ``generator``: N(0, 0.02) weights (output projections
         scaled by 1/sqrt(2 layers)), zero biases, unit LayerNorms."""
-        for name, p in self.named_parameters():
-            if name.endswith("ln.weight") or ".ln1." in name or ".ln2." in name:
-                p.fill_(1.0 if name.endswith("weight") else 0.0)
-            elif name == "enc.threshold":
-                p.fill_(32.0)
-            elif name == "enc.log_c":
-                p.fill_(math.log(0.1))
-            elif p.dim() == 1:
-                p.zero_()
-            else:
-                std = 0.02
-                if name.endswith("attn.out.weight") or name.endswith("mlp.2.weight"):
-                    std /= math.sqrt(2 * self.cfg.layers)
-                p.copy_(torch.randn(p.shape, generator=generator) * std)
+        for child, module in self.named_children():  # named_parameters' order
+            if module is self.enc:  # the encoding owns its initialisation
+                self.enc.reset_parameters(generator, self.cfg.layers)
+                continue
+            for name, p in module.named_parameters(prefix=child):
+                if name.endswith("ln.weight") or ".ln1." in name or ".ln2." in name:
+                    p.fill_(1.0 if name.endswith("weight") else 0.0)
+                elif p.dim() == 1:
+                    p.zero_()
+                else:
+                    std = 0.02
+                    if name.endswith("attn.out.weight") or name.endswith("mlp.2.weight"):
+                        std /= math.sqrt(2 * self.cfg.layers)
+                    p.copy_(torch.randn(p.shape, generator=generator) * std)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())

@@ -12,10 +12,17 @@ no-op):
   ``scaled_dot_product_attention``.
 * ``rotate(q, k, pos)`` - queries and keys rotated by position (RoPE), else unchanged.
 
-``relative`` marks encodings whose attention depends only on ``i - j`` (so the model is
-translation invariant: adding a constant to every position changes nothing); tests check it.
-``max_positions`` bounds the learned absolute tables; asking for a position past it raises a
-:class:`ConfigError` that explains the choice (use the offset variant or a larger table).
+Each encoding declares its properties and owns its initialisation, so the model and the
+harness never test an encoding's name: ``relative`` marks encodings whose attention depends
+only on ``i - j`` (so the model is translation invariant: adding a constant to every
+position changes nothing; tests check it); ``bounded_positions`` marks those that can read
+only positions ``0 .. max_positions-1`` (the learned tables, the randomized positions);
+``reset_parameters(generator, layers)`` initialises its parameters. ``max_positions`` bounds
+the learned absolute tables; asking for a position past it raises a :class:`ConfigError`
+that explains the choice (use the offset variant or a larger table).
+
+:data:`ENCODINGS` is the registry (the idiom of :mod:`theorybench.registry`); a new encoding
+is a subclass decorated with ``@register`` (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -27,20 +34,20 @@ import torch
 from torch import nn
 
 from ..errors import ConfigError
+from ..registry import Registry
 
-ENCODINGS: dict[str, type["PositionalEncoding"]] = {}
+#: The positional encodings by name, in registration order.
+ENCODINGS: Registry[type["PositionalEncoding"]] = Registry(
+    "positional encoding", plural="encodings")
 
 
 def register(cls):
-    ENCODINGS[cls.name] = cls
-    return cls
+    """Class decorator: add an encoding under ``cls.name``."""
+    return ENCODINGS.register(cls, name=cls.name)
 
 
 def get_encoding_class(name: str) -> type["PositionalEncoding"]:
-    if name not in ENCODINGS:
-        raise ConfigError(f"unknown positional encoding {name!r}; known encodings: "
-                          f"{', '.join(ENCODINGS)}")
-    return ENCODINGS[name]
+    return ENCODINGS.get(name)
 
 
 class PositionalEncoding(nn.Module):
@@ -49,6 +56,11 @@ class PositionalEncoding(nn.Module):
     name: ClassVar[str] = ""
     source: ClassVar[str] = ""
     relative: ClassVar[bool] = False
+    #: Reads only positions 0 .. max_positions-1 (a longer input cannot be represented).
+    bounded_positions: ClassVar[bool] = False
+    #: Initial values of named parameters; the others start as zero vectors and N(0, 0.02)
+    #: matrices, the GPT-2 init the rest of the model uses.
+    initial: ClassVar[dict[str, float]] = {}
 
     def __init__(self, width: int, heads: int, max_positions: int):
         super().__init__()
@@ -66,6 +78,21 @@ class PositionalEncoding(nn.Module):
 
     def rotate(self, q: torch.Tensor, k: torch.Tensor, pos: torch.Tensor):
         return q, k
+
+    def init_std(self, name: str, layers: int) -> float:
+        return 0.02
+
+    @torch.no_grad()
+    def reset_parameters(self, generator: torch.Generator | None = None, layers: int = 1) -> None:
+        """Initialise every parameter from ``generator`` (in ``named_parameters`` order, so
+        the model's draws stay in one sequence)."""
+        for name, p in self.named_parameters():
+            if name in self.initial:
+                p.fill_(self.initial[name])
+            elif p.dim() == 1:
+                p.zero_()
+            else:
+                p.copy_(torch.randn(p.shape, generator=generator) * self.init_std(name, layers))
 
 
 def sinusoid(pos: torch.Tensor, width: int) -> torch.Tensor:
@@ -103,6 +130,7 @@ class LearnedAbsolute(PositionalEncoding):
 
     name = "learned"
     source = "Gehring et al. 2017; Radford et al. 2019"
+    bounded_positions = True
 
     def __init__(self, width, heads, max_positions):
         super().__init__(width, heads, max_positions)
@@ -265,6 +293,7 @@ class Randomized(PositionalEncoding):
 
     name = "randomized"
     source = "Ruoss et al. 2023"
+    bounded_positions = True
 
     def positions(self, batch, length, generator, training, device=None):
         if length > self.max_positions:
@@ -293,6 +322,12 @@ class FIRE(PositionalEncoding):
     name = "fire"
     source = "Li et al. 2023"
     hidden = 32
+    initial = {"threshold": 32.0, "log_c": math.log(0.1)}
+
+    def init_std(self, name: str, layers: int) -> float:
+        # the MLP's output layer has always started like the residual projections (scaled by
+        # 1/sqrt(2 layers)); kept so that trained FIRE runs reproduce
+        return 0.02 / math.sqrt(2 * layers) if name == "mlp.2.weight" else 0.02
 
     def __init__(self, width, heads, max_positions):
         super().__init__(width, heads, max_positions)
