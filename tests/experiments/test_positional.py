@@ -134,7 +134,7 @@ def test_a_new_encoding_owns_its_init_and_declares_its_bound():
                 self.scale = nn.Parameter(torch.tensor(0.0))
 
         m = model("zz_scaled")
-        assert float(m.enc.scale) == 2.5
+        assert float(m.enc.scale.detach()) == 2.5
         spec = RunSpec(line="in_distribution", task="parity", n=8, encoding="zz_scaled",
                        max_positions=4)
         with pytest.raises(ConfigError, match="cannot read inputs of length 9"):
