@@ -10,7 +10,7 @@ import shutil
 import theorybench
 
 PKG = pathlib.Path(theorybench.__file__).parent
-SHARED = {"errors", "registry", "__init__"}   # leaves any layer may import
+SHARED = {"errors", "registry", "safe_io", "__init__"}   # leaves any layer may import
 
 
 def allowed(layers: dict[str, tuple[str, ...]]) -> dict[str, set[str]]:

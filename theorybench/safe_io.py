@@ -131,9 +131,12 @@ def _default_suffix(kind: str) -> str:
 
 def in_folder(path: PathLike, default_name: str) -> Path:
     """``path``, or the file ``default_name`` inside it when ``path`` is an existing folder
-    (``--plot figures/`` writes ``figures/<default_name>``)."""
+    (``--plot figures/`` writes ``figures/<default_name>``). A blank path is returned as
+    it is, for :func:`check_output` to refuse (``Path("")`` would be the current folder)."""
+    if not str(path).strip():
+        return path
     p = Path(path)
-    return p / default_name if str(path).strip() and p.is_dir() else p
+    return p / default_name if p.is_dir() else p
 
 
 def _mode_for(target: Path) -> int:
