@@ -102,3 +102,21 @@ def test_automaton_aperiodic_and_nonregular(capsys):
 def test_automaton_errors(argv, needle, capsys):
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_check_says_when_the_library_program_is_for_another_variant(capsys):
+    # before: a counterexample for khop:k=2 with no word that khop1 is the 1-hop program
+    assert main(["brasp", "check", "khop1", "--task", "khop:k=2", "--max-n", "4"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("note: library program khop1 is written for khop:k=1:alphabet=4, "
+                          "not for khop:k=2:alphabet=4")
+    assert "COUNTER-EXAMPLE for khop:k=2:alphabet=4 at n=" in out
+    assert out.rstrip().endswith("(the program is written for khop:k=1:alphabet=4)")
+    assert main(["brasp", "check", "khop2", "--task", "khop:k=2", "--max-n", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "note" not in out and "OK: the program decides khop:k=2:alphabet=4 " in out
+    # an empty requirement (positions=) is the family's default, not a variant
+    assert main(["brasp", "check", "sparse_parity", "--task", "sparse_parity",
+                 "--max-n", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "note" not in out and "decides sparse_parity:k=3 " in out

@@ -163,3 +163,83 @@ def test_options_anywhere_and_list_json(cli, tmp_path, lang, prog):
     rows = json.loads(out)
     assert rc == 0 and prog in [r["program"] for r in rows]
     assert all(r["task"] and r["description"] for r in rows)
+
+
+# ---- a check runs exactly the task asked, and says when the program is for another variant
+
+def test_check_runs_the_task_asked_not_the_programs_variant(cli):
+    # `dyck` is k=2 (brackets ( ) [ ]); before: k=1 from dyck1's header, "OK: ... decides dyck"
+    rc, out, err = cli("crasp", "check", "dyck1", "--task", "dyck", "--max-n", "4")
+    assert rc == 2 and "OK" not in out and "Traceback" not in err
+    assert "dyck1 is written for dyck:k=1, not for dyck:k=2" in out
+    assert "'['" in err and "not in the program's alphabet" in err
+    # the variant it is written for: checked, named, no note
+    rc, out, _ = cli("crasp", "check", "dyck1", "--task", "dyck:k=1", "--max-n", "6")
+    assert rc == 0 and "OK: the program decides dyck:k=1 " in out and "note" not in out
+
+
+def test_check_counterexample_says_the_program_is_for_another_variant(cli):
+    # before: a counterexample with no word that the program was written for k = 3
+    rc, out, _ = cli("crasp", "check", "sparse_parity", "--task", "sparse_parity:k=2",
+                     "--max-n", "5")
+    assert rc == 1
+    first, *_, last = out.splitlines()
+    assert first.startswith("note: library program sparse_parity is written for "
+                            "sparse_parity:k=3, not for sparse_parity:k=2")
+    assert last.startswith("COUNTER-EXAMPLE for sparse_parity:k=2 at n=")
+    assert last.endswith("(the program is written for sparse_parity:k=3)")
+    # the default variant is the one it is written for (its positions set from the task)
+    rc, out, _ = cli("crasp", "check", "sparse_parity", "--task", "sparse_parity",
+                     "--max-n", "5")
+    assert rc == 0 and "note" not in out and "decides sparse_parity:k=3 " in out
+
+
+def test_check_names_every_parameter_of_the_task_checked(cli):
+    rc, out, _ = cli("crasp", "check", "dyck_bounded1", "--task", "dyck_bounded:D=3",
+                     "--max-n", "6")
+    assert rc == 0 and "decides dyck_bounded:k=1:D=3 " in out and "note" not in out
+    rc, out, _ = cli("crasp", "check", "majority", "--task", "parity", "--max-n", "3")
+    assert rc == 1 and "written for majority, not for parity" in out
+
+
+def test_prove_runs_the_task_asked(cli):
+    # before: dyck1's k=1 replaced the task's k=2 and the proof was for dyck:k=1
+    rc, out, _ = cli("crasp", "prove", "dyck1", "--task", "dyck", "--search-len", "4",
+                     "--bmc-len", "4")
+    assert rc != 0 and "PROVED" not in out
+    assert "dyck1 is written for dyck:k=1, not for dyck:k=2" in out
+    assert "task dyck:k=2" in out
+    rc, out, _ = cli("crasp", "prove", "dyck1", "--task", "dyck", "--format", "json",
+                     "--search-len", "4", "--bmc-len", "4")
+    res = json.loads(out)
+    assert res["task_checked"] == "dyck:k=2" and "written for dyck:k=1" in res["note"]
+    assert res["status"] != "proved"
+
+
+# ---- one validation path: what run and lint refuse, nothing else accepts -----------------
+
+INVALID = [
+    ('a = # "1"\na = # "0"\nout = a > 0\n', "2:1: a is defined twice"),
+    ("", "1:1: the program has no definitions"),
+    ("// only a comment\n", "1:1: the program has no definitions"),
+    ("out = x > 0\n", "1:7: x is not defined; define it"),
+    ("a = b\nb = a\nout = a\n", "1:1: definitions form a cycle"),
+]
+
+
+@pytest.mark.parametrize("text,where", INVALID)
+def test_every_consumer_refuses_an_invalid_program_alike(cli, tmp_path, text, where):
+    prog = tmp_path / "p.cr"
+    prog.write_text(text)
+    model = tmp_path / "m.pt"
+    for argv in (["crasp", "run", str(prog), "1"], ["crasp", "lint", str(prog)],
+                 ["crasp", "check", str(prog), "--task", "all", "--max-n", "3"],
+                 ["crasp", "prove", str(prog), "--task", "all"],
+                 ["crasp", "compile", str(prog), "--max-len", "3", "--out", str(model)],
+                 ["construct", "--program", str(prog), "--n", "3"]):
+        rc, out, err = cli(*argv)
+        # before: compile saved the model (defined twice) or raised KeyError (empty), and
+        # reported an undefined name or a cycle as "an imported predicate"
+        assert rc == 2 and f"p.cr:{where}" in err and "Traceback" not in err, (argv, err)
+        assert "imported predicate" not in err and out == ""
+    assert not model.exists()

@@ -2,7 +2,12 @@
 huge numbers or stray characters. Each must parse, validate and run, or fail with a
 :class:`TheorybenchError` whose program problems carry a line number; never a traceback.
 
-``THEORYBENCH_FUZZ=N`` mutates N programs per language (default 300).
+The same programs written as files from other editors (a byte-order mark, CRLF or lone CR
+line ends) must give exactly the same result, problems at the same line and column; a
+Unicode line separator (U+2028, U+2029, U+0085) must be a problem at exactly its place.
+
+``THEORYBENCH_FUZZ=N`` mutates N programs per language (default 300; a sixth as many for
+the line-structure variants, so that the default run stays near its old time).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ import re
 import pytest
 
 from theorybench.errors import ProgramError, TheorybenchError
-from theorybench.formal import crasp
+from theorybench.formal import crasp, program_files
 from theorybench.formal.brasp import interpret as binterpret
 from theorybench.formal.brasp import parser as bparser
 from theorybench.formal.brasp import programs as bprograms
@@ -54,7 +59,8 @@ def _check_error(exc: TheorybenchError, text: str):
     if isinstance(exc, ProgramError):
         for p in exc.problems:
             # a problem of the text is located; whole-program ones (no output, ...) may not be
-            assert p.line is None or 1 <= p.line <= text.count("\n") + 2, (p, text[:200])
+            assert p.line is None or 1 <= p.line <= len(program_files.program_lines(text)) + 1, \
+                (p, text[:200])
 
 
 @pytest.mark.parametrize("lang", ["crasp", "brasp"])
@@ -83,3 +89,45 @@ def test_mutated_programs_give_a_result_or_a_located_error(lang):
         except Exception as exc:  # noqa: BLE001 - the failure this test looks for
             pytest.fail(f"{type(exc).__name__}: {exc}\n--- program ---\n{text[:1500]}")
     assert outcomes["ran"] and outcomes["error"], outcomes  # both kinds were exercised
+
+
+def _outcome(lang: str, text: str):
+    """What parsing and validating gives: the statement count, or every problem located."""
+    try:
+        prog = crasp.load(text, "p") if lang == "crasp" else bparser.parse(text, "p")
+    except ProgramError as exc:
+        return [(p.line, p.column, p.message) for p in exc.problems]
+    return len(prog.statements if lang == "crasp" else prog.stmts)
+
+
+def _other_editor(text: str, rng: random.Random) -> str:
+    """The text as another editor saves it: a byte-order mark, CRLF or lone-CR line ends."""
+    eol = rng.choice(["\n", "\r\n", "\r"])
+    bom = rng.choice(["", "\ufeff"])
+    if eol == "\n" and not bom:
+        eol = "\r\n"
+    return bom + text.replace("\n", eol)
+
+
+@pytest.mark.parametrize("lang", ["crasp", "brasp"])
+def test_bom_crlf_and_line_separators_keep_line_and_column(lang):
+    rng = random.Random(19 if lang == "crasp" else 20)
+    lib = crasp.library() if lang == "crasp" else bprograms.library()
+    texts = [e.text for e in lib.values()]
+    for _ in range(max(1, COUNT // 6)):
+        text = rng.choice(texts)
+        if rng.random() < 0.5:
+            text = _mutate(text, rng)
+        plain = _outcome(lang, text)
+        moved = _other_editor(text, rng)
+        assert _outcome(lang, moved) == plain, (repr(moved[:300]), plain)
+        # a separator that editors do not break at: refused exactly where it stands
+        at = rng.randrange(len(text) + 1)
+        sep = rng.choice(["\u2028", "\u2029", "\x85"])
+        odd = text[:at] + sep + text[at:]
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        found = _outcome(lang, _other_editor(odd, rng) if rng.random() < 0.5 else odd)
+        assert isinstance(found, list), repr(odd[:300])
+        assert any((ln, c) == (line, col) and f"U+{ord(sep):04X}" in m
+                   for ln, c, m in found), (repr(odd[:300]), line, col, found)

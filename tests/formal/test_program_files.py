@@ -112,3 +112,83 @@ def test_brasp_run_memory_and_empty_inputs(cli):
     assert run(prog, [[]]).accept().tolist() == [False]  # before: argmax of an empty sequence
     code, out, err = cli("brasp", "run", "any", "")
     assert code == 2 and "input 1 is empty" in err and out == ""
+
+
+# ---- line structure: one policy for both parsers (BOM, CRLF, lone CR, U+2028 ...) -------
+
+# the same program in each language: its line 3 has an error at a known column
+_PROGRAMS = {
+    "crasp": (['// alphabet: 0 1', 'ones = # "1"', 'out = ones > @'], 3, 14),
+    "brasp": (['alphabet "0" "1"', 'one = "1"', 'out = one @'], 3, 11),
+}
+_LOAD = {"crasp": cparser.load, "brasp": bparser.parse}
+
+
+def _located(lang, text):
+    with pytest.raises(ProgramError) as exc:
+        _LOAD[lang](text)
+    return [(p.line, p.column, p.message) for p in exc.value.problems]
+
+
+@pytest.mark.parametrize("lang", ["crasp", "brasp"])
+@pytest.mark.parametrize("eol", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_bom_and_line_ends_keep_line_and_column(lang, eol, bom):
+    lines, line, col = _PROGRAMS[lang]
+    text = bom + eol.join(lines) + eol
+    # before: a BOM was "unexpected character '\ufeff'" at 1:1 (and hid `// alphabet:`)
+    assert [(l, c) for l, c, _ in _located(lang, text)] == [(line, col)]
+    good = bom + eol.join(lines[:2] + ["out = ones > 0" if lang == "crasp" else "out = one"])
+    prog = _LOAD[lang](good)
+    assert tuple(prog.alphabet) == ("0", "1")  # the first line is read after the BOM
+
+
+@pytest.mark.parametrize("lang", ["crasp", "brasp"])
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\x85", "\x0b"])
+def test_unicode_line_separators_are_refused_where_they_stand(lang, sep):
+    lines, line, col = _PROGRAMS[lang]
+    # inside a definition: before, it split the line and every later line number was off
+    text = lines[0] + "\n" + lines[1] + sep + "\n" + lines[2] + "\n"
+    found = _located(lang, text)
+    assert [(l, c) for l, c, _ in found] == [(2, len(lines[1]) + 1), (line, col)]
+    assert f"U+{ord(sep):04X}" in found[0][2] and "not a line break" in found[0][2]
+    # inside a comment: before, the code after it was parsed as a line of its own
+    text = lines[0] + "\n// note" + sep + lines[1] + "\n" + lines[2] + "\n"
+    assert (2, 8) in [(l, c) for l, c, _ in _located(lang, text)]
+
+
+@pytest.mark.parametrize("lang", ["crasp", "brasp"])
+def test_bom_inside_the_text_and_form_feed(lang):
+    lines, _, _ = _PROGRAMS[lang]
+    body = "out = ones > 0" if lang == "crasp" else "out = one"
+    # a form feed is whitespace (as in Python source), not a line break
+    prog = _LOAD[lang]("\n".join(lines[:2]) + "\n\x0c" + body + "\n")
+    assert len(prog.stmts if lang == "brasp" else prog.definitions) == 2
+    # a byte-order mark that is not the file's first character is an unexpected character
+    found = _located(lang, "\n".join(lines[:2]) + "\nout =\ufeff" + body[5:] + "\n")
+    assert [(l, c) for l, c, _ in found] == [(3, 6)]
+
+
+@pytest.mark.parametrize("lang", ["crasp", "brasp"])
+def test_program_files_and_lint_use_the_same_policy(lang, tmp_path, cli):
+    lines, line, col = _PROGRAMS[lang]
+    path = tmp_path / f"p.{'cr' if lang == 'crasp' else 'br'}"
+    path.write_bytes(("\ufeff" + "\r\n".join(lines) + "\r\n").encode("utf-8"))
+    load = cparser.parse_file if lang == "crasp" else bparser.parse_file
+    with pytest.raises(ProgramError) as exc:
+        load(str(path))
+    assert [(p.line, p.column) for p in exc.value.problems] == [(line, col)]
+    code, _, err = cli(lang, "lint", str(path))
+    assert code == 2 and f"p.{path.suffix[1:]}:{line}:{col}:" in err
+    path.write_bytes("\n".join(lines[:2]).encode() + "\u2028x\n".encode())
+    code, _, err = cli(lang, "lint", str(path))
+    assert code == 2 and f":2:{len(lines[1]) + 1}: a Unicode line separator" in err
+
+
+def test_program_lines_policy():
+    lines = program_files.program_lines("\ufeffa\r\nb\rc\n\nd\u2028e\n")
+    assert [(n, s) for n, s, _ in lines] == [(1, "a"), (2, "b"), (3, "c"), (4, ""),
+                                             (5, "d\u2028e")]
+    assert [p is None for _, _, p in lines] == [True] * 4 + [False]
+    assert (lines[4][2].line, lines[4][2].column) == (5, 2)
+    assert program_files.program_lines("") == []

@@ -122,3 +122,18 @@ def test_traces_render():
     assert trace_text(tr).count("position") == 2 + 2  # two tables, each with a verdict line
     page = trace_html(tr)
     assert page.count("<table>") == 2 and "first_a_later" in page
+
+
+@pytest.mark.parametrize("term,want", [
+    ("i > 18446744073709551616 / 2", [False, False]),   # before: OverflowError
+    ("i < 18446744073709551616 / 2", [True, True]),
+    ("i == 36893488147419103232 % 3", [True, False]),    # 2^65 mod 3 = 2
+    ("j == 18446744073709551617 % 18446744073709551616", [True, True]),  # j == 1
+])
+def test_division_and_modulus_of_constants_past_int64(term, want):
+    # a fuzz-found traceback: np.floor_divide / np.mod on a Python int past int64
+    prog = parse(f'alphabet "0" "1"\nhit = leftmost j [{term}] true : false\nout = hit && "1"\n'
+                 if "j" in term else f'alphabet "0" "1"\nout = {term} && "1"\n')
+    words = [["1", "1"], ["1"]]
+    assert run(prog, words).accept().tolist() == want
+    assert [accept_row(prog, w) for w in words] == want  # the naive interpreter agrees

@@ -183,12 +183,14 @@ class _Env:
         if isinstance(t, A.Arith):
             left, right = self._term(t.left, binary, dtype), self._term(t.right, binary, dtype)
             return left + right if t.op == "+" else left - right
-        if isinstance(t, A.Mod):
-            return np.mod(self.term(t.arg, binary) if not big else
-                          self._term(t.arg, binary, object), t.modulus)
-        if isinstance(t, A.Div):
-            return np.floor_divide(self.term(t.arg, binary) if not big else
-                                   self._term(t.arg, binary, object), t.divisor)
+        if isinstance(t, (A.Mod, A.Div)):
+            # Python's % and // (numpy's on int64 arrays): np.mod and np.floor_divide raise
+            # OverflowError on a Python int past int64, e.g. 2**64 / 2
+            arg = self._term(t.arg, binary, object) if big else self.term(t.arg, binary)
+            out = arg % t.modulus if isinstance(t, A.Mod) else arg // t.divisor
+            if not big and np.asarray(out).dtype == object:
+                out = np.asarray(out, dtype=np.int64)  # it fits: the bound of t did
+            return out
         raise TypeError(f"not a position term: {t!r}")
 
     def expr(self, e, binary: bool):
