@@ -141,7 +141,8 @@ def dry_run(args) -> int:
     from ..experiments.sweep import normalize_line
     line = normalize_line(args.line)
     profile = get_profile(args.profile)
-    specs = expand(line, profile, args.tasks, args.seeds)
+    task_names, seeds, notes = _unique_inputs(args)
+    specs = _unique_runs(expand(line, profile, task_names, seeds), notes)
     rows: dict = {}
     runs: list = []
     for s in specs:
@@ -182,8 +183,29 @@ def _llm_grid(args):
             raise ConfigError(f"--model {', '.join(unknown)}: not in the model file; models: "
                               f"{', '.join(table)}")
         table = {m: table[m] for m in args.model}
-    _, without = llm_tasks(profile, args.tasks)
-    return profile, table, expand_llm(profile, table, args.tasks, args.seeds), without
+    task_names, seeds, notes = _unique_inputs(args)
+    _, without = llm_tasks(profile, task_names)
+    return profile, table, _unique_runs(expand_llm(profile, table, task_names, seeds), notes), \
+        without
+
+
+def _unique_inputs(args):
+    """The plan's tasks and seeds each once (a note on stderr names the repeats), as the
+    sweep itself takes them, so that a dry run counts the runs the sweep would run."""
+    from ..experiments.spec import unique_inputs
+    task_names, seeds, notes = unique_inputs(args.tasks, args.seeds)
+    for note in notes:
+        print(note, file=sys.stderr)
+    return task_names, seeds, notes
+
+
+def _unique_runs(specs, notes):
+    from ..experiments.spec import unique_specs
+    specs, repeats = unique_specs(specs)
+    if repeats and not notes:
+        print(f"note: {repeats} run(s) of the plan were given more than once and run once",
+              file=sys.stderr)
+    return specs
 
 
 def dry_run_llm(args) -> int:

@@ -6,7 +6,8 @@
 not apply to the line are None (``n`` for length generalization, ``train_max_len`` and
 ``eval_bins`` for in-distribution). ``train_size`` None means online training (fresh
 batches every step). ``key`` is the first 16 hex digits of the SHA-256 of that JSON with
-sorted keys, so the same spec always gets the same key.
+sorted keys, so the same spec always gets the same key. ``unique_inputs`` and
+``unique_specs`` make a plan hold each task, seed and run once.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable, Sequence
 
-from ..errors import ConfigError
+from .. import tasks
+from ..errors import ConfigError, TaskParameterError
+from ..tasks.ref import spell_value
 from .model import SIZES
 from .positional import ENCODINGS
 from .trainer import TrainingConfig
@@ -101,3 +104,54 @@ class RunSpec:
         size = f" train_size={self.train_size}" if self.train_size else ""
         return (f"{self.line} {self.task} {where}{extra} {self.size}/{self.encoding}"
                 f"{size} seed={self.seed}")
+
+
+# ---- the plan: each task, seed and run once --------------------------------------------
+
+def unique_inputs(task_names: Sequence[str] | None, seeds: Sequence[int] | None
+                  ) -> tuple[list[str] | None, list[int] | None, list[str]]:
+    """The tasks and seeds of a sweep, each once in the order given, and one note per
+    kind of repeat (``--tasks parity,parity``, ``--seeds 0 0 1``, ``khop khop:k=1``: the
+    same task). A task is compared as a :class:`~theorybench.tasks.TaskRef` and kept as its
+    first occurrence was written (its parameters as given, so run keys do not change)."""
+    notes: list[str] = []
+    out_tasks = None
+    if task_names:
+        try:
+            refs = tasks.parse_refs(list(task_names))
+        except TaskParameterError as exc:
+            raise ConfigError(str(exc)) from None
+        first: dict[tasks.TaskRef, tasks.TaskRef] = {}
+        repeats: dict[tasks.TaskRef, int] = {}
+        for ref in refs:
+            if ref in first:
+                repeats[ref] = repeats.get(ref, 1) + 1
+            else:
+                first[ref] = ref
+        out_tasks = [_as_written(r) for r in first.values()]
+        if repeats:
+            notes.append("note: tasks given more than once run once: " + ", ".join(
+                f"{r} ({k} times)" for r, k in repeats.items()))
+    out_seeds = None
+    if seeds:
+        out_seeds = list(dict.fromkeys(seeds))
+        if len(out_seeds) < len(seeds):
+            twice = sorted({s for s in seeds if list(seeds).count(s) > 1})
+            notes.append("note: seeds given more than once run once: "
+                         + ", ".join(map(str, twice)))
+    return out_tasks, out_seeds, notes
+
+
+def unique_specs(specs: Iterable[Any]) -> tuple[list[Any], int]:
+    """Run specs (RunSpec or LLMSpec) each once by key, in order, and how many repeats
+    were dropped: a plan counts and runs every run once."""
+    seen: dict[str, Any] = {}
+    total = 0
+    for spec in specs:
+        total += 1
+        seen.setdefault(spec.key, spec)
+    return list(seen.values()), total - len(seen)
+
+
+def _as_written(ref: "tasks.TaskRef") -> str:
+    return ref.family + "".join(f":{k}={spell_value(v)}" for k, v in ref.written)

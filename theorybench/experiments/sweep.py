@@ -34,7 +34,7 @@ from typing import Sequence
 from ..errors import ConfigError
 from .executors import get_executor, resolve
 from .profiles import expand, get_profile
-from .spec import LINES
+from .spec import LINES, unique_inputs, unique_specs
 from .store import DEFAULT_DB, HEARTBEAT_S, LEASE_TIMEOUT_S, Heartbeat, ResultsStore, new_worker_id
 from .trainer import pick_device
 
@@ -116,6 +116,21 @@ def check_writable_dir(path: str | os.PathLike, what: str, create: bool) -> None
         raise ConfigError(f"{what} {path}: the directory is not writable (permission denied)")
 
 
+def _say(notes: Sequence[str], progress: bool) -> None:
+    for note in notes if progress else ():
+        print(note, file=sys.stderr, flush=True)
+
+
+def _repeat_note(repeats: int, notes: Sequence[str], progress: bool) -> list[str]:
+    """A note for runs given twice that no note on the tasks or seeds explains (specs
+    passed in directly)."""
+    if not repeats or notes:
+        return []
+    note = f"note: {repeats} run(s) of the plan were given more than once and run once"
+    _say([note], progress)
+    return [note]
+
+
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt  # so that the sweep hands its runs back, as for Ctrl-C
 
@@ -131,12 +146,14 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     """Run the sweep; returns a summary: ``{"line", "profile", "db", "executor", "worker",
     "total", "skipped_done", "skipped_failed", "ran", "done", "failed", "by_others" (runs of
     the grid other workers finished meanwhile), "failures" ([{key, run, error}]),
-    "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid. ``executor``
+    "notes" (tasks, seeds or runs given more than once, each run once), "wall_s"}``. ``specs`` (a list of RunSpec) replaces the profile's grid. ``executor``
     ``auto`` (the default) spreads the runs left over every core (:func:`executors.resolve`);
     the summary names the executor, workers and threads it chose. Line ``llm``
     goes to :func:`run_llm_sweep` (``models``: its model file, ``model_names``: a choice of
     its models)."""
     line = normalize_line(line)
+    tasks, seeds, notes = unique_inputs(tasks, seeds)
+    _say(notes, progress)
     if line == "llm":
         if executor not in ("inprocess", "auto") or (workers or 1) != 1 or checkpoint_dir:
             raise ConfigError("the llm line runs in this process (each model is loaded once "
@@ -150,6 +167,8 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     device = check_run_options(executor, workers, address, threads, device, checkpoint_dir)
     threads = threads if threads is not None else prof.threads
     specs = list(specs) if specs is not None else expand(line, profile, tasks, seeds)
+    specs, repeats = unique_specs(specs)
+    notes += _repeat_note(repeats, notes, progress)
     validate(specs)
     start = time.perf_counter()
     began = time.time()
@@ -178,7 +197,7 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
                    "workers": workers, "threads": threads, "worker": worker,
                    "total": len(specs), "skipped_done": skipped_done,
                    "skipped_failed": skipped_failed, "ran": 0, "done": 0, "failed": 0,
-                   "by_others": 0, "failures": []}
+                   "by_others": 0, "failures": [], "notes": notes}
         t0 = {}
 
         def next_run():
@@ -301,8 +320,13 @@ def run_llm_sweep(tasks: Sequence[str] | None = None, profile: str = "smoke",
             table = {m: table[m] for m in model_names}
         if device != "cpu":
             table = {k: dataclasses.replace(v, device=device) for k, v in table.items()}
+        tasks, seeds, notes = unique_inputs(tasks, seeds)
+        _say(notes, progress)
         specs = expand_llm(prof, table, tasks, seeds)
-    specs = list(specs)
+    else:
+        notes = []
+    specs, repeats = unique_specs(specs)
+    notes += _repeat_note(repeats, notes, progress)
     threads = threads if threads is not None else prof.llm_threads
     start, began = time.perf_counter(), time.time()
     worker = new_worker_id()
@@ -322,7 +346,7 @@ def run_llm_sweep(tasks: Sequence[str] | None = None, profile: str = "smoke",
         summary = {"line": "llm", "profile": profile, "db": str(db), "executor": "inprocess",
                    "worker": worker, "total": len(specs), "skipped_done": skipped_done,
                    "skipped_failed": skipped_failed, "ran": 0, "done": 0, "failed": 0,
-                   "by_others": 0, "failures": [], "loads": {}, "prompts": 0,
+                   "by_others": 0, "failures": [], "notes": notes, "loads": {}, "prompts": 0,
                    "prompt_seconds": 0.0}
         if progress:
             print(f"llm ({profile}): {len(specs)} runs, {skipped_done} already done, "
