@@ -50,14 +50,64 @@ def load_predictions(path: str | Path) -> list[dict[str, Any]]:
     except json.JSONDecodeError as exc:
         raise StoreError(f"predictions file {path} is not JSON ({exc}); write it with "
                          "`theorybench predict --format json`") from None
-    if not isinstance(data, list) or not all(
-            isinstance(p, dict) and {"theory", "task", "verdict"} <= set(p) for p in data):
+    if not isinstance(data, list):
         raise StoreError(f"predictions file {path} is not a list of predictions as written by "
                          "`theorybench predict --format json`")
+    problems = [f"entry {i}{_entry_name(p)}: {what}"
+                for i, p in enumerate(data) for what in _prediction_problems(p)]
+    if problems:
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        raise StoreError(f"predictions file {path}: " + "; ".join(problems[:5]) + more +
+                         ". Fix these entries, or write the file again with `theorybench "
+                         "predict --format json`")
     for p in data:
         p.setdefault("basis", "none")
         p.setdefault("status", "none")
     return data
+
+
+def _entry_name(p: Any) -> str:
+    if isinstance(p, dict) and isinstance(p.get("theory"), str) and isinstance(p.get("task"), str):
+        return f" ({p['theory']}, {p['task']})"
+    return ""
+
+
+def _enum_problem(field: str, value: Any, enum: Any) -> str | None:
+    """Why ``value`` is not a value of ``enum`` (with the right spelling when only the case
+    or surrounding blanks differ), or None."""
+    allowed = [e.value for e in enum]
+    try:
+        enum(value)
+        return None
+    except (ValueError, TypeError):
+        pass
+    hint = ""
+    if isinstance(value, str) and value.strip().lower() in allowed:
+        hint = f" (write {value.strip().lower()!r}: values are lower case)"
+    return f"{field} {value!r} is not one of {', '.join(allowed)}{hint}"
+
+
+def _prediction_problems(p: Any) -> list[str]:
+    """What is wrong with one entry of a predictions file (every field the report reads)."""
+    from ..theories.base import Basis, Status, Verdict
+
+    if not isinstance(p, dict):
+        return [f"is {type(p).__name__}, not an object with theory, task and verdict"]
+    out = [f"has no {name!r}" for name in ("theory", "task", "verdict") if name not in p]
+    for name in ("theory", "task"):
+        if name in p and (not isinstance(p[name], str) or not p[name].strip()):
+            out.append(f"{name} {p[name]!r} is not a name")
+    for name, enum in (("verdict", Verdict), ("basis", Basis), ("status", Status)):
+        if name in p and (what := _enum_problem(name, p[name], enum)):
+            out.append(what)
+    if p.get("evidence") is not None and not isinstance(p["evidence"], dict):
+        out.append(f"evidence is {type(p['evidence']).__name__}, not an object")
+    for name in ("status_label", "rule", "explanation"):
+        if p.get(name) is not None and not isinstance(p[name], str):
+            out.append(f"{name} is {type(p[name]).__name__}, not text")
+    if p.get("tried") is not None and not isinstance(p["tried"], list):
+        out.append(f"tried is {type(p['tried']).__name__}, not a list")
+    return out
 
 
 def derive_predictions(max_n: int = 12, seed: int = 0, progress: bool = True,
