@@ -25,3 +25,16 @@ def test_runs_are_named_by_the_task_spelling(spec, name):
     ("khop:k=1", "khop"), ("parity", "parity"), ("no_such:x=1", "no_such:x=1")])
 def test_predictions_and_older_files_meet_in_one_row(text, name):
     assert row_name(text) == name
+
+
+def test_the_sharpness_figure_draws_one_line_per_variant(tmp_path, monkeypatch):
+    from theorybench.matrix import sharpness_plot
+
+    labels = []
+    monkeypatch.setattr(sharpness_plot, "_save", lambda fig, path: labels.extend(
+        t.get_text() for t in fig.axes[1].get_legend().get_texts()))
+    row = {"state": "trained", "lambda_max": 1.0, "avg_sharpness": 0.1,
+           "avg_sharpness_se": 0.01, "accuracy": 1.0}
+    rows = [dict(row, task="khop", params={"k": k}, n=n) for k in (2, 3) for n in (8, 16)]
+    sharpness_plot.sharpness_vs_n(tmp_path / "s.png", rows)
+    assert labels == ["khop:k=2 (trained)", "khop:k=3 (trained)"]

@@ -82,7 +82,7 @@ def cmd_sharpness(args) -> int:
         return 0
     for s in skipped:
         print(f"# skipped {s}")
-    print_table([(r["task"] + "".join(f":{k}={v}" for k, v in r["params"].items()), r["n"],
+    print_table([(tasks.task_label(r["task"], r["params"]), r["n"],
                   r["state"], f"{r['loss']:.4f}", f"{r['accuracy']:.3f}",
                   f"{r['lambda_max']:.4g}" + ("" if r["lambda_converged"] else " (not conv.)"),
                   f"{r['avg_sharpness']:.4g} ± {r['avg_sharpness_se']:.2g}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Mapping
 
+from .empirical import cell_name
 from .plots import _save, plt
 
 
@@ -15,7 +16,9 @@ def sharpness_vs_n(path: Path, results: Iterable[Mapping]) -> Path:
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     groups: dict[tuple, list] = {}
     for r in rows:
-        groups.setdefault((r["task"], r["state"]), []).append(r)
+        # one line per task variant (khop:k=2 and khop:k=3 are not pooled), spelled as rows
+        name = cell_name({"task": r["task"], "params": r.get("params") or {}})
+        groups.setdefault((name, r["state"]), []).append(r)
     for (task, state), rs in sorted(groups.items()):
         rs = sorted(rs, key=lambda r: r["n"])
         ns = [r["n"] for r in rs]
