@@ -21,6 +21,7 @@ import ast
 import hashlib
 import inspect
 import json
+import os
 import sys
 import types
 from functools import lru_cache
@@ -44,10 +45,20 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-@lru_cache(maxsize=None)
 def _module_text(name: str) -> str:
     """The docstring-free syntax tree of module ``name`` as text (its name when it has no
     readable source)."""
+    module = sys.modules.get(name)
+    try:  # the base modules are shared by every family: parse each file version once
+        st = os.stat(module.__file__)
+        stamp = (st.st_mtime_ns, st.st_size)
+    except (AttributeError, TypeError, OSError):
+        stamp = None
+    return _parsed(name, getattr(module, "__file__", None), stamp)
+
+
+@lru_cache(maxsize=256)
+def _parsed(name: str, file: str | None, stamp: tuple | None) -> str:
     module = sys.modules.get(name)
     try:
         source = inspect.getsource(module) if module is not None else None
@@ -91,7 +102,7 @@ def _modules(cls: type) -> list[str]:
     return sorted(seen)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=None)  # per class object: a reloaded module gives new classes
 def _class_digest(cls: type) -> str:
     h = hashlib.sha256()
     h.update(f"{cls.__module__}.{cls.__qualname__}\n".encode())
@@ -110,10 +121,11 @@ def definition_digest(family: str | type[Task]) -> str:
 
 def canonical_params(family: str | type[Task], params: dict[str, Any] | None = None
                      ) -> dict[str, Any]:
-    """Every declared parameter but ``n``, with its default where ``params`` leaves it out,
-    as JSON values (``khop`` and ``khop:k=<default>`` are one task)."""
+    """Every declared parameter but ``n`` (the size), with its default where ``params``
+    leaves it out, as JSON values (``khop`` and ``khop:k=<default>`` are one task)."""
     cls = _family(family) if isinstance(family, str) else family
     given = dict(params or {})
+    given.pop("n", None)  # the size is not part of the task's identity
     out = {p.name: given.pop(p.name, p.default) for p in cls.params if p.name != "n"}
     out.update(given)  # an undeclared name stays visible, so that it cannot match by accident
     return json.loads(json.dumps(out, sort_keys=True, default=str))
