@@ -34,6 +34,7 @@ from typing import Any, Callable
 import torch
 
 from ..errors import ConfigError, TaskParameterError
+from .lines import IN_DISTRIBUTION
 from .model import ModelConfig, Transformer
 
 CHECKPOINT_VERSION = 2
@@ -232,7 +233,7 @@ def _check_task(weights: Path, side: Path, meta: dict, family: str, params: dict
         raise ConfigError(f"checkpoint sidecar {side} has no field 'task' (nor a run spec) "
                           f"naming the task the model was trained on, so it cannot be checked "
                           f"against {asked}; {RETRAIN}")
-    if (n is not None and isinstance(spec, dict) and spec.get("line") == "in_distribution"
+    if (n is not None and isinstance(spec, dict) and spec.get("line") == IN_DISTRIBUTION
             and isinstance(spec.get("n"), int) and spec["n"] != n):
         raise ConfigError(f"checkpoint {weights} is an in-distribution model trained at "
                           f"n={spec['n']}; ask for n={spec['n']} or give a checkpoint "

@@ -64,16 +64,16 @@ def run_one(spec_dict: dict, device: str = "cpu", checkpoint_dir: str | None = N
             threads: int | None = None, progress: bool | None = False) -> tuple[str, object]:
     """Run one spec; ("done", metrics) or ("failed", reason). Never raises for a run's
     own failure (a diverged loss, an impossible configuration, a bug in a task)."""
-    from . import in_distribution, length_generalization
+    from .lines import LINES
     from .spec import RunSpec
     from .trainer import RunFailed
     if threads:
         set_threads(threads)
     try:
         spec = RunSpec.from_dict(spec_dict)
-        line = in_distribution if spec.line == "in_distribution" else length_generalization
-        return "done", line.run(spec, device=device, progress=progress,
-                                checkpoint_dir=checkpoint_dir)
+        runner = LINES.get(spec.line).runner()
+        return "done", runner.run(spec, device=device, progress=progress,
+                                  checkpoint_dir=checkpoint_dir)
     except (RunFailed, TheorybenchError) as exc:
         return "failed", f"{type(exc).__name__}: {exc}"
     except Exception as exc:  # a bug: keep the last frames so it can be found

@@ -25,6 +25,7 @@ import torch
 from .checkpoint import save_checkpoint
 from .data import TaskData, chance_accuracy
 from .harness import build_model, check_positions, deterministic, generators
+from .lines import IN_DISTRIBUTION
 from .spec import RunSpec
 from .trainer import time_split, train
 
@@ -78,7 +79,7 @@ def sample_complexity(records: Iterable) -> dict[tuple, int | None]:
     out: dict[tuple, int | None] = {}
     for rec in records:
         s = rec.spec
-        if rec.status != "done" or rec.line != "in_distribution" or s.get("train_size") is None:
+        if rec.status != "done" or rec.line != IN_DISTRIBUTION or s.get("train_size") is None:
             continue
         key = (s["task"], tuple(sorted(s["params"].items())), s["n"], s["model"]["size"],
                s["model"]["encoding"], s["seed"])

@@ -81,12 +81,14 @@ paper  - every family at its train_ns extended by doubling up to n = 256; base m
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
-from .model import SIZES
+from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
+from .model import GRID_SIZES
 from .positional import ENCODINGS
 from .spec import DEFAULT_BINS, LINES, RunSpec
 from .trainer import TrainingConfig
@@ -105,6 +107,8 @@ class Profile:
     in_size: str = "small"
     in_encoding: str = "rope"
     in_training: TrainingConfig = TrainingConfig()
+    in_lrs: tuple = ()                 # a learning-rate grid (else in_training.lr alone)
+    protocol: str = "theorybench"      # the protocol its verdicts are read under
     train_sizes: tuple = ()            # fixed training-set sizes run besides online
     lg_sizes: tuple = ("small",)
     lg_encodings: tuple = ("nope",)
@@ -185,7 +189,7 @@ PROFILES: dict[str, Profile] = {
         expected_time="days on one GPU; use --executor ray on a cluster",
         in_tasks=None, lg_tasks=None, ns_count=None, max_n=256, in_size="base",
         in_training=_PAPER_TRAIN, train_sizes=tuple(2 ** k for k in range(7, 15)),
-        lg_sizes=tuple(SIZES), lg_encodings=tuple(ENCODINGS), lg_training=_PAPER_TRAIN,
+        lg_sizes=GRID_SIZES, lg_encodings=tuple(ENCODINGS), lg_training=_PAPER_TRAIN,
         seeds=(0, 1, 2), llm_ns_count=None, llm_max_n=64, llm_count=200, llm_seeds=(0, 1, 2),
         llm_expected_time="tens of thousands of prompts per model: hours to days on CPU; "
                           "use a GPU or HTTP endpoints (estimated)"),
@@ -214,7 +218,7 @@ def profile_tasks(profile: Profile | str, line: str, names: Sequence[str] | None
             return tasks.parse_task_list(names)
         except TaskParameterError as exc:
             raise ConfigError(str(exc)) from None
-    chosen = profile.in_tasks if line == "in_distribution" else profile.lg_tasks
+    chosen = profile.in_tasks if line == IN_DISTRIBUTION else profile.lg_tasks
     if chosen is None:
         chosen = tuple(tasks.families())
     return [parse_task(t) for t in chosen]
@@ -247,6 +251,13 @@ def profile_ns(profile: Profile | str, family: str, params: dict | None = None) 
     return [n for n in ns if _valid(family, params, n)]
 
 
+def in_trainings(profile: Profile) -> list[TrainingConfig]:
+    """The in-distribution training configurations: one per rate of the learning-rate grid
+    (the matrix pools seeds per rate and lets the best rate decide)."""
+    rates = tuple(dict.fromkeys(profile.in_lrs)) or (profile.in_training.lr,)
+    return [dataclasses.replace(profile.in_training, lr=lr) for lr in rates]
+
+
 def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str] | None = None,
            seeds: Sequence[int] | None = None) -> list[RunSpec]:
     """Every run spec of ``line`` under ``profile`` (optionally other tasks / seeds)."""
@@ -254,19 +265,21 @@ def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str
         raise ConfigError(f"unknown experiment line {line!r}; lines: {', '.join(LINES)}")
     profile = get_profile(profile) if isinstance(profile, str) else profile
     if not seeds:
-        seeds = (profile.lg_seeds if line == "length_generalization" and profile.lg_seeds
+        seeds = (profile.lg_seeds if line == LENGTH_GENERALIZATION and profile.lg_seeds
                  else profile.seeds)
     specs = []
     for family, params in profile_tasks(profile, line, task_names):
         items = tuple(sorted(params.items()))
         for seed in seeds:
-            if line == "in_distribution":
+            if line == IN_DISTRIBUTION:
                 for n in profile_ns(profile, family, params):
                     for size in (None,) + tuple(profile.train_sizes):
-                        specs.append(RunSpec(line, family, items, n=n, size=profile.in_size,
-                                             encoding=profile.in_encoding,
-                                             training=profile.in_training, seed=seed,
-                                             train_size=size))
+                        for training in in_trainings(profile):
+                            specs.append(RunSpec(line, family, items, n=n,
+                                                 size=profile.in_size,
+                                                 encoding=profile.in_encoding,
+                                                 training=training, seed=seed,
+                                                 train_size=size))
             else:
                 grid = [(size, enc, profile.lg_training) for size in profile.lg_sizes
                         for enc in profile.lg_encodings]

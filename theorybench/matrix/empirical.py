@@ -31,10 +31,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
 from ..errors import TheorybenchError
+from ..experiments.lines import LINES as LINE_REGISTRY
 from ..tasks import TaskRef
 from ..tasks.ref import spell_value
 
-LINES = ("in_distribution", "length_generalization", "llm")
+LINES = tuple(LINE_REGISTRY.names())
 EASY, HARD, INSUFFICIENT, INCONCLUSIVE = "easy", "hard", "insufficient", "inconclusive"
 
 
@@ -44,15 +45,31 @@ class Thresholds:
                                     # (the profiles' training target, so the two agree)
     length_accuracy: float = 0.90   # length generalization: accuracy needed in every bin
     min_seeds: int = 1              # finished runs needed per tested point
-    aggregate: str = "mean"         # how seeds are combined for the verdict: mean | best
+    aggregate: str = "mean"         # how seeds are combined: mean | best | mean_of_fitted
     llm_alpha: float = 0.05         # llm: level of the one-sided binomial test against chance
+    protocol: str = "theorybench"   # the protocol these thresholds come from
+    fit_accuracy: float = 1.0       # mean_of_fitted: training-length accuracy a seed needs
+
+    @classmethod
+    def from_protocol(cls, name: str, **overrides: Any) -> "Thresholds":
+        """The thresholds of a named protocol (:mod:`theorybench.experiments.protocols`)."""
+        from ..experiments.protocols import get_protocol
+        p = get_protocol(name)
+        return cls(**{"target_accuracy": p.target_accuracy,
+                      "length_accuracy": p.length_accuracy, "aggregate": p.aggregate,
+                      "protocol": p.name, "fit_accuracy": p.fit_accuracy, **overrides})
 
     def describe(self) -> str:
         from .llm_line import describe as llm_describe
-        return (f"in-distribution Easy iff the {self.aggregate} test accuracy over seeds is "
-                f">= {self.target_accuracy:g} at every tested n; length generalization Easy "
-                f"iff the best configuration reaches >= {self.length_accuracy:g} in every "
-                f"length bin; at least {self.min_seeds} finished run(s) per point; "
+        fitted = (f" (over the seeds whose training-length accuracy is >= "
+                  f"{self.fit_accuracy:g}; the others are dropped)"
+                  if self.aggregate == "mean_of_fitted" else "")
+        return (f"protocol {self.protocol}: in-distribution Easy iff the "
+                f"{'mean' if self.aggregate == 'mean_of_fitted' else self.aggregate} test "
+                f"accuracy over seeds (best learning rate) is >= {self.target_accuracy:g} at "
+                f"every tested n; length generalization Easy iff the best configuration's "
+                f"{self.aggregate} accuracy{fitted} reaches >= {self.length_accuracy:g} in "
+                f"every length bin; at least {self.min_seeds} finished run(s) per point; "
                 f"{llm_describe(self)}")
 
 
@@ -74,6 +91,8 @@ class Aggregate:
                    values=tuple(values))
 
     def pick(self, how: str) -> float:
+        """``best`` or the mean (``mean``, and ``mean_of_fitted`` once the unfit seeds are
+        dropped)."""
         return self.best if how == "best" else self.mean
 
 
@@ -143,6 +162,20 @@ def config_name(spec: dict[str, Any]) -> str:
     return f"{model.get('size', '?')}/{model.get('encoding', '?')}"
 
 
+def _grid_point(spec: dict[str, Any]) -> str:
+    """The configuration seeds are pooled within: the model and the learning rate, so a
+    learning-rate grid is pooled per rate and the best rate decides."""
+    lr = (spec.get("training") or {}).get("lr")
+    return config_name(spec) + (f" lr={lr:g}" if isinstance(lr, (int, float)) else "")
+
+
+def _depth(config: str) -> str:
+    """"small/rope lr=0.002" -> "small/rope lr=0.002 (2 layers)" where the size is known."""
+    from ..experiments.model import SIZES
+    size = config.split("/", 1)[0]
+    return f"{config} ({SIZES[size][0]} layers)" if size in SIZES else config
+
+
 def _finished(records: Iterable[Any], line: str) -> list[Any]:
     return [r for r in records if r.line == line and r.status == "done" and r.metrics]
 
@@ -163,7 +196,7 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
     for r in _finished(records, line):
         n = int(r.spec.get("n") or 0)
         size = r.spec.get("train_size")
-        runs[cell_name(r.spec)][(n, size, config_name(r.spec))].append(r.metrics)
+        runs[cell_name(r.spec)][(n, size, _grid_point(r.spec))].append(r.metrics)
     cells = {}
     how, target = thresholds.aggregate, thresholds.target_accuracy
     for task, points in sorted(runs.items()):
@@ -173,6 +206,7 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
         by_n: dict[int, Aggregate] = {}
         complexity: dict[int, int | None] = {}
         outcomes: dict[int, tuple[str, str]] = {}
+        deciders: list[str] = []
         thin = []
         for n in ns:
             online = [p for p in agg if p[0] == n and p[1] is None]
@@ -185,6 +219,7 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
                 decider = max((p for p in sized if p[1] == largest),
                               key=lambda p: agg[p].pick(how))
             by_n[n] = agg[decider]
+            deciders.append(decider[2])
             outcomes[n] = point_outcome(agg[decider], points[decider], thresholds)
             if agg[decider].seeds < thresholds.min_seeds:
                 thin.append(f"n={n} has {agg[decider].seeds} run(s)")
@@ -203,6 +238,9 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
             note = (f"target {target:g} not learned at n = {missed} ({why})" if missed
                     else f"inconclusive at n = {open_} ({why})" if open_
                     else f"target {target:g} reached at every n in {ns}")
+        if line == "in_distribution":
+            note += (f"; decided by {', '.join(_depth(c) for c in dict.fromkeys(deciders))}"
+                     f" under protocol {thresholds.protocol}")
         cells[task] = EmpiricalCell(task, line, verdict, thresholds, by_n=by_n,
                                     sample_complexity=complexity, note=note)
     return cells
@@ -267,10 +305,18 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
     bin_order: dict[str, list[str]] = defaultdict(list)
     empty_bins: dict[str, set[str]] = defaultdict(set)
     train_len: dict[str, int] = {}
+    unfit: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    fitted_only = thresholds.aggregate == "mean_of_fitted"
     for r in _finished(records, "length_generalization"):
         task = cell_name(r.spec)
         if r.spec.get("train_max_len"):
             train_len[task] = int(r.spec["train_max_len"])
+        filled = {b: v for b, v in r.metrics["bins"].items() if v is not None}
+        if fitted_only and filled:
+            first = min(filled, key=bin_sort_key)   # the bin of the training lengths
+            if float(filled[first]) < thresholds.fit_accuracy:
+                unfit[task][config_name(r.spec)] += 1
+                continue
         for label, value in r.metrics["bins"].items():
             if value is None:
                 empty_bins[task].add(label)
@@ -282,12 +328,15 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
         order.sort(key=bin_sort_key)
     cells = {}
     how, need = thresholds.aggregate, thresholds.length_accuracy
-    for task, configs in sorted(acc.items()):
+    for task in sorted(set(acc) | set(unfit)):
+        configs = acc.get(task, {})
         order = bin_order[task]
         by_config = {c: {b: Aggregate.of(bins[b]) for b in order if b in bins}
                      for c, bins in sorted(configs.items())}
         verdicts = {}
         thin = []
+        # mean_of_fitted: a configuration none of whose seeds fit the training lengths
+        no_fit = sorted(set(unfit.get(task, {})) - set(by_config))
         for c, bins in by_config.items():
             if len(bins) < len(order):
                 verdicts[c] = INSUFFICIENT
@@ -297,14 +346,22 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
                 thin.append(f"{c} has too few runs")
             else:
                 verdicts[c] = EASY if all(a.pick(how) >= need for a in bins.values()) else HARD
+        for c in no_fit:
+            verdicts[c] = HARD
+            by_config[c] = {}
         decided = [c for c, v in verdicts.items() if v != INSUFFICIENT]
 
         def score(c: str) -> tuple[float, float]:
             values = [a.pick(how) for a in by_config[c].values()]
             return (min(values), by_config[c][order[-1]].pick(how))
 
-        best = max(decided, key=score) if decided else None
-        if best is None:
+        scored = [c for c in decided if by_config[c]]
+        best = max(scored, key=score) if scored else None
+        if best is None and no_fit:
+            verdict, note = HARD, (f"no seed of {', '.join(no_fit)} fits the training lengths "
+                                   f"(>= {thresholds.fit_accuracy:g}; protocol "
+                                   f"{thresholds.protocol} drops unfit seeds)")
+        elif best is None:
             verdict, note = INSUFFICIENT, "no configuration has a complete set of runs: " + "; ".join(thin)
         else:
             verdict = verdicts[best]
@@ -314,6 +371,10 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
                     f"bin accuracy {score(best)[0]:.2f})")
             if thin:
                 note += f"; incomplete: {'; '.join(thin)}"
+        dropped = sum(unfit.get(task, {}).values())
+        if dropped:
+            note += (f"; {dropped} run(s) dropped: below {thresholds.fit_accuracy:g} on the "
+                     f"training lengths")
         unfilled = sorted(empty_bins[task] - set(order), key=bin_sort_key)
         if unfilled:
             note += f"; bins with no valid input length for this task: {', '.join(unfilled)}"
