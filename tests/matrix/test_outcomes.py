@@ -49,3 +49,32 @@ def test_inconclusive_cells_are_left_out_of_agreement():
              for t in ("dyck", "majority")]
     (row,) = agreement(preds, emp)
     assert row.compared == 1 and row.excluded_inconclusive == 1
+
+
+def _lr(rec, lr):
+    rec.spec["training"] = {"lr": lr}
+    return rec
+
+
+def test_the_best_learning_rate_decides_and_the_note_names_model_and_protocol():
+    recs = [_lr(run("majority", 8, 0.6, s, "plateau"), 1e-4) for s in (0, 1)]
+    recs += [_lr(run("majority", 8, 1.0, s, "target"), 1e-3) for s in (0, 1)]
+    c = empirical_cells(recs)["in_distribution"]["majority"]
+    assert c.verdict == EASY and "lr=0.001" in c.note and "protocol theorybench" in c.note
+
+
+def test_mean_of_fitted_drops_seeds_that_did_not_fit():
+    from theorybench.matrix.empirical import Thresholds
+
+    from .conftest import lg
+    good = {"<=32": 1.0, "33-64": 0.95}
+    unfit = {"<=32": 0.7, "33-64": 0.2}
+    recs = [lg("dyck", "nope", good, seed=0), lg("dyck", "nope", unfit, seed=1)]
+    mean = empirical_cells(recs)["length_generalization"]["dyck"]
+    fitted = empirical_cells(recs, Thresholds.from_protocol("huang2025")
+                             )["length_generalization"]["dyck"]
+    assert mean.verdict == HARD                   # the unfit seed drags the mean down
+    assert fitted.verdict == EASY and "1 run(s) dropped" in fitted.note
+    none_fit = empirical_cells([lg("dyck", "nope", unfit)], Thresholds.from_protocol(
+        "huang2025"))["length_generalization"]["dyck"]
+    assert none_fit.verdict == HARD and "no seed of small/nope fits" in none_fit.note

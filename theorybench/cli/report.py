@@ -16,10 +16,16 @@ DEFAULT_OUT = "theorybench-report"
 
 
 def _thresholds(p) -> None:
-    p.add_argument("--target-accuracy", type=float, default=Thresholds.target_accuracy,
-                   help="in-distribution accuracy that counts as learned (default %(default)s)")
-    p.add_argument("--length-accuracy", type=float, default=Thresholds.length_accuracy,
-                   help="accuracy needed in every length bin (default %(default)s)")
+    p.add_argument("--protocol", default=None,
+                   help="read the verdicts under this protocol: theorybench (default; verify: "
+                        "the profile's), huang2025, deletang2023 (sets the aggregation and "
+                        "the thresholds below; see theorybench.experiments.protocols)")
+    p.add_argument("--target-accuracy", type=float, default=None,
+                   help=f"in-distribution accuracy that counts as learned (default: the "
+                        f"protocol's, {Thresholds.target_accuracy} for theorybench)")
+    p.add_argument("--length-accuracy", type=float, default=None,
+                   help=f"accuracy needed in every length bin (default: the protocol's, "
+                        f"{Thresholds.length_accuracy} for theorybench)")
     p.add_argument("--min-seeds", type=int, default=Thresholds.min_seeds,
                    help="finished runs needed per point (default %(default)s)")
 
@@ -65,15 +71,22 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_verify)
 
 
-def _make_thresholds(args) -> Thresholds:
+def _make_thresholds(args, protocol: str | None = None) -> Thresholds:
+    """The protocol's thresholds (``--protocol``, else ``protocol``, else the default one),
+    with any threshold given on the command line put over them."""
     from ..errors import ConfigError
+    explicit = {}
     for name in ("target_accuracy", "length_accuracy"):
         v = getattr(args, name)
+        if v is None:
+            continue
         if not 0 < v <= 1:
             raise ConfigError(f"--{name.replace('_', '-')} {v} must be in (0, 1]")
+        explicit[name] = v
     if args.min_seeds < 1:
         raise ConfigError(f"--min-seeds {args.min_seeds} must be at least 1")
-    return Thresholds(args.target_accuracy, args.length_accuracy, args.min_seeds)
+    return Thresholds.from_protocol(args.protocol or protocol or "theorybench",
+                                    min_seeds=args.min_seeds, **explicit)
 
 
 def _inputs(args) -> list[tuple[str, str]]:
@@ -109,8 +122,9 @@ def cmd_report(args) -> int:
 
 
 def cmd_verify(args) -> int:
+    from ..experiments.profiles import get_profile
     from ..matrix.report import load_sharpness
-    th = _make_thresholds(args)
+    th = _make_thresholds(args, get_profile(args.profile).protocol)
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,
                               progress=sys.stderr.isatty(), thresholds=th,
