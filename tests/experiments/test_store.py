@@ -82,6 +82,77 @@ def test_other_schema_version_refused(tmp_path):
     assert db.read_bytes() == before
 
 
+def _edited(tmp_path, sql, name="e.sqlite"):
+    """A store with one done run, then changed by ``sql`` (a hand edit or a damage)."""
+    db = tmp_path / name
+    with ResultsStore(db) as store:
+        store.queue(specs()[:1])
+        store.mark_done(specs()[0].key, {"test_accuracy": 0.5})
+    con = sqlite3.connect(db)
+    con.executescript(sql)
+    con.commit()
+    con.close()
+    return db
+
+
+def test_schema_version_stored_as_a_number_is_the_same_version(tmp_path):
+    # a meta table without type affinity keeps the integer 2: the old check compared it
+    # with the text "2" and said "schema version 2, but this theorybench reads version 2"
+    db = _edited(tmp_path, "DROP TABLE meta; CREATE TABLE meta (name, value); INSERT INTO meta "
+                           "VALUES ('app', 'theorybench-results'), ('schema_version', 2);")
+    for readonly in (True, False):
+        with ResultsStore(db, readonly=readonly) as store:
+            assert [r.key for r in store.records()] == [specs()[0].key]
+
+
+@pytest.mark.parametrize("version, message", [
+    (str(SCHEMA_VERSION + 1), f"schema version {SCHEMA_VERSION + 1}, written by a newer "
+                              f"theorybench; this one reads versions 1 to {SCHEMA_VERSION}"),
+    ("0", "which no theorybench wrote"),
+    ("two", "schema_version is 'two', not a version number"),
+    (None, "has no schema_version"),
+])
+def test_schema_version_messages_say_what_is_wrong(tmp_path, version, message):
+    sql = ("DELETE FROM meta WHERE name='schema_version';" if version is None else
+           f"UPDATE meta SET value='{version}' WHERE name='schema_version';")
+    db = _edited(tmp_path, sql)
+    before = db.read_bytes()
+    for readonly in (True, False):
+        with pytest.raises(StoreError) as err:
+            ResultsStore(db, readonly=readonly)
+        assert message in str(err.value) and str(db) in str(err.value)
+        assert f"reads version {SCHEMA_VERSION};" not in str(err.value)
+    assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("DROP TABLE runs;", "without its runs table"),
+    ("ALTER TABLE runs DROP COLUMN metrics;", "the runs table has no column metrics"),
+    ("ALTER TABLE runs DROP COLUMN created;", "the runs table has no column created"),
+    ("DROP TABLE samples; CREATE TABLE samples (a);",
+     "the samples table has no columns key, idx, record"),
+    ("DROP TABLE meta; CREATE TABLE meta (a, b);", "without the name and value columns"),
+])
+def test_missing_tables_and_columns_are_named_not_tracebacks(tmp_path, sql, message):
+    db = _edited(tmp_path, sql)
+    before = db.read_bytes()
+    for readonly in (True, False):  # writing must not recreate an empty runs table either
+        with pytest.raises(StoreError, match=message):
+            ResultsStore(db, readonly=readonly)
+    assert db.read_bytes() == before
+
+
+def test_rows_with_an_unknown_status_are_named(tmp_path):
+    # a runs table rebuilt by hand has lost its CHECK constraint
+    db = _edited(tmp_path, "CREATE TABLE r2 AS SELECT * FROM runs; DROP TABLE runs; "
+                           "ALTER TABLE r2 RENAME TO runs; UPDATE runs SET status='bogus';")
+    with ResultsStore(db, readonly=True) as store:
+        scan = store.scan()
+    assert not scan.records
+    assert [p.what for p in scan.problems] == [
+        "status 'bogus' is not one of queued, running, done, failed"]
+
+
 def test_directory_refused(tmp_path):
     with pytest.raises(StoreError, match="directory"):
         ResultsStore(tmp_path)
