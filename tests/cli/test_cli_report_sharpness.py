@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 
 def test_cli_report_refuses_a_bad_sharpness_file_before_any_work(cli_exit, tmp_path):
     bad = tmp_path / "s.json"
@@ -47,3 +49,30 @@ def test_cli_report_checkpoints(cli_exit, tmp_path):
                                "--predictions", str(tmp_path / "p.json"))
     summary = (tmp_path / "rep2" / "summary.json").read_text()
     assert code == 0 and "no checkpoints given" in summary
+
+
+def test_cli_report_refuses_edited_predictions_before_any_work(cli_exit, tmp_path):
+    """Issue 31 (cause 5): a verdict 'maybe' or 'Easy' or a status 'bogus' was a traceback
+    (ValueError from the enum) after the predictions were read."""
+    entry = {"theory": "sensitivity", "task": "parity", "verdict": "hard",
+             "basis": "lower-bound", "status": "cited", "evidence": {}}
+    for field, value, message in (("verdict", "maybe", "verdict 'maybe'"),
+                                  ("verdict", "Easy", "write 'easy'"),
+                                  ("status", "bogus", "status 'bogus'")):
+        p = tmp_path / f"{value}.json"
+        p.write_text(json.dumps([dict(entry, **{field: value})]))
+        code, out, err = cli_exit("report", "--db", str(tmp_path / "db.sqlite"), "--out",
+                                   str(tmp_path / "rep"), "--predictions", str(p))
+        assert code == 2 and message in err and str(p) in err and "Traceback" not in err
+        assert not (tmp_path / "rep").exists()
+
+
+def test_cli_report_refuses_a_sharpness_result_of_the_wrong_type(cli_exit, tmp_path):
+    bad = tmp_path / "s.json"
+    result = {"task": "parity", "n": "five", "state": "init", "lambda_max": 1.0,
+              "avg_sharpness": 1.0, "avg_sharpness_se": 0.1}
+    bad.write_text(json.dumps({"results": [result]}))
+    code, out, err = cli_exit("report", "--db", str(tmp_path / "db.sqlite"), "--out",
+                               str(tmp_path / "rep"), "--sharpness", str(bad))
+    assert code == 2 and "result 0: n 'five' is not a positive integer" in err
+    assert not (tmp_path / "rep").exists()

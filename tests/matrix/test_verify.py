@@ -88,3 +88,46 @@ def test_load_predictions_rejects_bad_files(tmp_path):
         load_predictions(bad)
     with pytest.raises(StoreError, match="not a regular file"):
         load_predictions("/dev/zero")
+
+
+# ---- issue 31, cause 5: a hand-edited predictions file is checked field by field ----
+GOOD = {"theory": "sensitivity", "task": "parity", "verdict": "hard", "basis": "lower-bound",
+        "status": "verified", "status_label": "verified ≤ 8", "rule": "as-growth",
+        "evidence": {"verified_up_to": 8}, "explanation": "grows with n", "tried": []}
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("verdict", "maybe", "verdict 'maybe' is not one of easy, hard, unknown"),
+    ("verdict", "Easy", "write 'easy': values are lower case"),
+    ("verdict", None, "verdict None is not one of"),
+    ("status", "bogus", "status 'bogus' is not one of proven, verified"),
+    ("basis", "guess", "basis 'guess' is not one of construction"),
+    ("theory", 5, "theory 5 is not a name"),
+    ("task", "", "task '' is not a name"),
+    ("evidence", 3, "evidence is int, not an object"),
+    ("explanation", ["x"], "explanation is list, not text"),
+    ("tried", "none", "tried is str, not a list"),
+])
+def test_edited_predictions_are_refused_naming_file_entry_and_field(tmp_path, field, value,
+                                                                    message):
+    path = tmp_path / "p.json"
+    edited = dict(GOOD, task="majority")
+    edited[field] = value
+    path.write_text(json.dumps([GOOD, edited]))
+    with pytest.raises(StoreError) as err:
+        load_predictions(path)
+    text = str(err.value)
+    assert message in text and f"predictions file {path}" in text and "entry 1" in text
+
+
+def test_predictions_in_every_written_spelling_are_read(tmp_path):
+    path = tmp_path / "p.json"
+    old = {k: v for k, v in GOOD.items() if k not in ("basis", "status", "tried", "rule")}
+    entries = [GOOD, dict(GOOD, status="verified ≤ 12"), dict(GOOD, status="conjectured"), old,
+               dict(GOOD, evidence=None)]
+    path.write_text(json.dumps(entries))
+    got = load_predictions(path)
+    assert len(got) == 5 and got[3]["status"] == "none" and got[3]["basis"] == "none"
+    path.write_text(json.dumps([GOOD, "hard"]))
+    with pytest.raises(StoreError, match="entry 1: is str, not an object"):
+        load_predictions(path)

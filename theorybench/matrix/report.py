@@ -74,8 +74,33 @@ def load_sharpness(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
             raise ConfigError(f"--sharpness {path}: not the output of `theorybench sharpness "
                               f"--format json` (a 'results' list whose entries have "
                               f"{', '.join(sorted(SHARPNESS_KEYS))})")
+        for i, r in enumerate(res):
+            if (what := _sharpness_problem(r)) is not None:
+                raise ConfigError(f"--sharpness {path}: result {i}: {what}; write the file "
+                                  f"again with `theorybench sharpness ... --format json`")
         out += res
     return out
+
+
+def _sharpness_problem(r: Mapping[str, Any]) -> str | None:
+    """What the figure cannot use in one result (an edited field of the wrong type)."""
+    def number(v: Any) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    if not isinstance(r["task"], str) or not r["task"]:
+        return f"task {r['task']!r} is not a task name"
+    if not isinstance(r["n"], int) or isinstance(r["n"], bool) or r["n"] < 1:
+        return f"n {r['n']!r} is not a positive integer"
+    if r["state"] not in ("init", "trained"):
+        return f"state {r['state']!r} is not one of init, trained"
+    for name in ("lambda_max", "avg_sharpness", "avg_sharpness_se"):
+        if not number(r[name]):
+            return f"{name} {r[name]!r} is not a number"
+    if r.get("params") is not None and not isinstance(r["params"], dict):
+        return f"params {r['params']!r} is not an object"
+    if r.get("accuracy") is not None and not number(r["accuracy"]):
+        return f"accuracy {r['accuracy']!r} is not a number"
+    return None
 
 
 def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
