@@ -12,6 +12,10 @@ Token conventions
 * Tasks whose inputs may vary in length reserve ``PAD = "<pad>"``; its id is ``pad_id``
   (always the last id of the vocabulary, so that the natural tokens keep small ids).
   ``Batch.lengths`` gives each row's real length.
+* ``label`` and ``render`` refuse (:class:`TaskInputError`) token ids that are not
+  integers or not indices into ``vocab`` (the pad id is one, so padded rows pass);
+  ``sample`` refuses an ``rng`` that is not an ``np.random.Generator``. The checks live
+  here, wrapped around every family's own methods (``Task.__init_subclass__``).
 * Outputs come in three kinds (``Task.output``): ``"final"`` - one label per input, read
   after the last input token; ``"per_position"`` - a label at every input position, with a
   mask; ``"answer"`` - a sequence of answer tokens produced after the input (binary_add),
@@ -20,7 +24,10 @@ Token conventions
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
+import types
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Sequence
 
@@ -134,6 +141,38 @@ def product_space(choices: Sequence[Sequence[int]], limit: int = MAX_ENUMERATE,
     return _choice_table(choices)[np.arange(len(radices))[None, :], digits]
 
 
+#: Depth of ``sample`` calls in this thread: labels computed there are of tokens the task
+#: drew itself, so their id check (one pass over the batch) is skipped.
+_INSIDE_SAMPLE = threading.local()
+
+
+def _checked_label(fn):
+    @functools.wraps(fn)
+    def label(self, tokens, *args, **kwargs):
+        if not getattr(_INSIDE_SAMPLE, "depth", 0):
+            tokens = self.token_ids(tokens)
+        return fn(self, tokens, *args, **kwargs)
+    label._checks_ids = True
+    return label
+
+
+def _checked_sample(fn):
+    @functools.wraps(fn)
+    def sample(self, *args, **kwargs):
+        rng = args[0] if args else kwargs.get("rng")
+        if not isinstance(rng, np.random.Generator):
+            raise TaskInputError(
+                f"{self.name}.sample needs a numpy Generator as rng, got "
+                f"{type(rng).__name__}; pass e.g. np.random.default_rng(0)")
+        _INSIDE_SAMPLE.depth = getattr(_INSIDE_SAMPLE, "depth", 0) + 1
+        try:
+            return fn(self, *args, **kwargs)
+        finally:
+            _INSIDE_SAMPLE.depth -= 1
+    sample._checks_ids = True
+    return sample
+
+
 class Task:
     """Base class of a task family. Subclasses set the class attributes and methods.
 
@@ -160,6 +199,15 @@ class Task:
 
     vocab: tuple[str, ...]
     label_vocab: tuple[str, ...] = ("0", "1")
+
+    def __init_subclass__(cls, **kwargs):
+        # every family (and user task class) gets the same input checks around its own
+        # label and sample, so no family can forget them
+        super().__init_subclass__(**kwargs)
+        for name, wrap in (("label", _checked_label), ("sample", _checked_sample)):
+            fn = cls.__dict__.get(name)
+            if isinstance(fn, types.FunctionType) and not getattr(fn, "_checks_ids", False):
+                setattr(cls, name, wrap(fn))
 
     def __init__(self, **kwargs: Any):
         self._set_params(kwargs)
@@ -307,9 +355,51 @@ class Task:
         x = product_space(self.input_space(), limit, what=f"inputs of {self!r}")
         return x[self.valid_inputs(x)]
 
+    def token_ids(self, tokens) -> np.ndarray:
+        """``tokens`` as an integer array of ids into ``vocab`` (the pad id included), or
+        :class:`TaskInputError` naming the first offending id. Integral floats are
+        converted; the check is one pass over the array (a max of the unsigned view,
+        which also catches negative ids)."""
+        try:
+            x = np.asarray(tokens)
+        except ValueError:  # ragged nested lists
+            raise TaskInputError(f"{self.name}: token rows must all have the same length "
+                                 f"(pad shorter rows)") from None
+        kind = x.dtype.kind
+        if kind == "b":
+            return x
+        if kind == "f":
+            bad = ~np.isfinite(x) | (x != np.round(x))
+            if bad.any():
+                self._refuse(x, bad, "are not integers")
+            x = x.astype(np.int64)
+        elif kind not in "iu":
+            raise TaskInputError(f"{self.name}: token ids must be integers (indices into its "
+                                 f"vocabulary), got an array of {x.dtype}; parse() turns "
+                                 f"text into token ids")
+        if x.size:
+            top = (x if kind == "u" else x.view(np.dtype(f"u{x.itemsize}"))).max()
+            if top >= len(self.vocab):
+                self._refuse(x, (x < 0) | (x >= len(self.vocab)), "are out of range")
+        return x
+
+    def _refuse(self, x: np.ndarray, bad: np.ndarray, what: str):
+        where = tuple(int(i) for i in np.argwhere(bad)[0]) if x.ndim else ()
+        at = {0: "", 1: f" at position {where[-1]}" if where else "",
+              2: f" at row {where[0]}, position {where[-1]}" if where else ""
+              }.get(x.ndim, f" at index {where}")
+        first = x[where]
+        shown = sorted({v.item() for v in np.unique(x[bad])[:5]})
+        pad = (f"; {self.pad_id} is the padding {PAD}" if self.pad_id is not None else "")
+        raise TaskInputError(
+            f"{self.name}: {int(bad.sum()):,} token id(s) {what} (e.g. {first.item()!r}"
+            f"{at}; values {shown}); it takes token ids in "
+            f"0..{len(self.vocab) - 1}, indices into its vocabulary of {len(self.vocab)} "
+            f"tokens{pad}")
+
     def render(self, tokens: np.ndarray) -> str:
         """Space-separated tokens of one row (padding dropped)."""
-        row = np.asarray(tokens).reshape(-1)
+        row = self.token_ids(tokens).reshape(-1)
         pad = self.pad_id
         return " ".join(self.vocab[int(t)] for t in row if t != pad)
 
