@@ -4,10 +4,16 @@ empty, unicode, wrong type, a directory, a missing or unwritable path, a device)
 in this process under a time and memory cap and must end with exit 0, 2 or 3 (1 where a
 command documents it: a check that found a counterexample), never a traceback.
 
+A second generator points every output option (OUTPUTS) at one of its command's inputs,
+spelled as the same path, relatively, through "..", a symbolic or a hard link, or at an
+existing results store, checkpoint, program or task file: each must be refused before any
+work with the file's bytes unchanged (no command writes over its inputs without --force).
+
 ``THEORYBENCH_FUZZ=N`` runs N command lines with no time budget, the slow commands (report,
-verify, sharpness, construct, claim) included (default: as many as fit in about 45 seconds,
-at least 40, without them); ``THEORYBENCH_FUZZ_SEED`` picks another sample and
-``THEORYBENCH_FUZZ_CAP`` the seconds one command line may take (default 30).
+verify, sharpness, construct, claim) included, and N/10 collisions (default: as many
+command lines as fit in about 40 seconds, at least 40, without them, and 24 collisions);
+``THEORYBENCH_FUZZ_SEED`` picks another sample and ``THEORYBENCH_FUZZ_CAP`` the seconds
+one command line may take (default 30).
 """
 
 from __future__ import annotations
@@ -152,7 +158,7 @@ def test_fuzzed_command_lines_end_cleanly(cli_exit, tmp_path, monkeypatch):
     count = int(os.environ.get("THEORYBENCH_FUZZ", "0"))
     seed = int(os.environ.get("THEORYBENCH_FUZZ_SEED", "20261203"))
     rng = random.Random(seed)
-    budget = None if count else 45.0
+    budget = None if count else 40.0  # with the collisions below, about 45 s in all
     start, done, failures = time.time(), 0, []
     for path, argv in _cases(rng, str(tmp_path), slow=bool(count)):
         if count and done >= count:
@@ -184,6 +190,160 @@ def test_generator_covers_every_leaf_command(tmp_path):
     for _ in range(3000):
         seen.add(next(gen)[0])
     assert seen == leaves
+
+
+#: Every option that names an output, by command: a cheap valid command line (an output
+#: folder as "{out}" where the option names a folder), the inputs it reads (an output
+#: pointed at one of them is a collision) and, for a folder, the file names written in it.
+#: ``run --checkpoints`` is left out: it only adds files named by run keys.
+OUTPUTS = {
+    (("export",), "--output"): (["--db", "{store}"], ["{store}"], None),
+    (("crasp", "compile"), "--out"): (["{program}", "--max-len", "3"], ["{program}"], None),
+    (("construct",), "--out"): (["--program", "{program}", "--n", "3"], ["{program}"], None),
+    (("crasp", "run"), "--trace"): (["{crasp_txt}", "1 0 1"], ["{crasp_txt}"], None),
+    (("brasp", "run"), "--trace"): (["{brasp_txt}", "1 0 1"], ["{brasp_txt}"], None),
+    (("circuit", "build"), "--dot"): (["parity", "--n", "4"], [], None),
+    (("sharpness",), "--plot"): (["parity", "--n", "4", "--iters", "2", "--perturbations",
+                                  "2", "--batch", "16"], [], None),
+    (("llm", "eval"), "--records"): (["parity", "--n", "4", "--count", "2", "--models",
+                                      "{models}"], ["{models}"], None),
+    (("llm", "export"), "--out"): (["parity", "--n", "4", "--count", "2"], [],
+                                   ["theorybench_parity_n4_k8_plain_s0.jsonl",
+                                    "theorybench_parity_n4_k8_plain_s0.yaml"]),
+    (("report",), "--out"): (["--db", "{store}", "--predictions", "{out}/predictions.json"],
+                             ["{store}", "{out}/predictions.json"],
+                             ["predictions.json", "index.html", "heatmap.png", "summary.json"]),
+    (("verify",), "--out"): (["--db", "{store}"], ["{store}"],
+                             ["index.html", "predictions-evidence.json", "agreement.csv"]),
+}
+#: Commands whose output is itself a checkpoint: a newer model may replace an older one.
+WRITES_CHECKPOINT = {("crasp", "compile"), ("construct",)}
+#: Options whose destination names an output file or folder (the coverage test's net).
+OUTPUT_DESTS = {"out", "output", "trace", "dot", "plot", "records"}
+
+
+def _make_files(d):
+    """One file of each kind a collision may hit, in folder ``d``: path by placeholder."""
+    import json
+    import shutil
+    import sqlite3
+
+    import theorybench.formal as formal
+    lib = os.path.dirname(formal.__file__)
+    d.mkdir()
+    f = {"store": d / "runs.sqlite", "program": d / "prog.cr", "crasp_txt": d / "c.txt",
+         "brasp_txt": d / "b.txt", "models": d / "models.json", "task_file": d / "task.py",
+         "checkpoint": d / "model.pt", "out": d / "out"}
+    con = sqlite3.connect(f["store"])
+    con.execute("create table t (x)")
+    con.commit()
+    con.close()
+    shutil.copyfile(os.path.join(lib, "crasp", "library", "majority.cr"), f["program"])
+    shutil.copyfile(f["program"], f["crasp_txt"])
+    shutil.copyfile(os.path.join(lib, "brasp", "library", "any.br"), f["brasp_txt"])
+    f["models"].write_text(json.dumps({"format": "theorybench-llm-models", "version": 1,
+                                       "models": [{"name": "m", "backend": "http",
+                                                   "base_url": "http://127.0.0.1:9",
+                                                   "model": "m", "timeout": 1,
+                                                   "max_retries": 0}]}))
+    f["task_file"].write_text("NAME = 'mine'\nALPHABET = '01'\n")
+    import zipfile
+    with zipfile.ZipFile(f["checkpoint"], "w") as z:  # torch.save's format
+        z.writestr("model/data.pkl", b"\x80\x02}q\x00.")
+    f["out"].mkdir()
+    (f["out"] / "predictions.json").write_text(
+        json.dumps([{"theory": "crasp", "task": "parity", "verdict": "hard"}]))
+    return {k: str(v) for k, v in f.items()}
+
+
+def _spellings(rng: random.Random, path: str, d) -> str:
+    """Another name for the file ``path``: itself, relative, through "..", a symbolic link
+    or a hard link."""
+    how = rng.choice(["same", "relative", "dotdot", "symlink", "hardlink"])
+    name = os.path.basename(path)
+    if how == "relative":
+        return os.path.relpath(path)
+    if how == "dotdot":
+        return os.path.join(os.path.dirname(path), "out", "..", name)
+    if how in ("symlink", "hardlink"):
+        alias = os.path.join(os.path.dirname(path), f"alias-{rng.randrange(10**9)}-{name}")
+        (os.symlink if how == "symlink" else os.link)(path, alias)
+        return alias
+    return path
+
+
+def _collisions(rng: random.Random, tmp: str):
+    """Endless (command path, argv, victim file): an output option pointed at one of the
+    command's inputs (spelled in any way) or at an existing file of another kind (a store,
+    a checkpoint, a program, a task file); for a folder output, a store or checkpoint
+    placed under a name the command writes there."""
+    import pathlib
+    import shutil
+    i = 0
+    while True:
+        i += 1
+        files = _make_files(pathlib.Path(tmp) / f"collision-{i}")
+        (path, flag), (base, inputs, names) = rng.choice(sorted(OUTPUTS.items()))
+        argv = [a.format(**files) for a in base]
+        if names is None:  # a file output: an input, or a file of another kind
+            kinds = ["store", "program", "task_file"] + (
+                [] if path in WRITES_CHECKPOINT else ["checkpoint"])
+            victim = rng.choice([x.format(**files) for x in inputs] + [files[k] for k in kinds])
+            target = _spellings(rng, victim, files["out"])
+        else:  # kinds known by content (a program is one by its suffix, not here)
+            victim = os.path.join(files["out"], rng.choice(names))
+            shutil.copyfile(files[rng.choice(["store", "checkpoint"])], victim)
+            target = files["out"]
+        yield path, [*path, *argv, flag, target], victim
+
+
+def _leftovers(folder: str) -> list[str]:
+    return [os.path.join(r, n) for r, _, ns in os.walk(folder) for n in ns if ".tmp" in n]
+
+
+def test_fuzzed_output_collisions_lose_nothing(cli_exit, tmp_path, monkeypatch):
+    """An output option pointed at an input of the command, by any spelling, or at an
+    existing store, checkpoint, program or task file: refused (exit 2) with the victim's
+    bytes unchanged and no temporary file left, before any work (issue 31, cause 1)."""
+    monkeypatch.chdir(tmp_path)
+    count = int(os.environ.get("THEORYBENCH_FUZZ", "0")) // 10 or 24
+    rng = random.Random(int(os.environ.get("THEORYBENCH_FUZZ_SEED", "20261205")))
+    failures, seen = [], set()
+    gen = _collisions(rng, str(tmp_path))
+    for _ in range(count):
+        path, argv, victim = next(gen)
+        seen.add(path)
+        with open(victim, "rb") as fh:
+            before = fh.read()
+        try:
+            code, out, err = _run_capped(cli_exit, argv)
+        except _Cap:
+            failures.append((argv, f"ran past {CAP_S:g} s: the output was not refused up front"))
+            continue
+        except Exception as exc:  # noqa: BLE001
+            failures.append((argv, f"traceback: {type(exc).__name__}: {exc}"[:300]))
+            continue
+        with open(victim, "rb") as fh:
+            lost = fh.read() != before
+        if code != 2 or lost or "Traceback" in err:
+            failures.append((argv, f"exit {code}, victim {'replaced' if lost else 'kept'}: "
+                                   f"{err.strip()[-200:]}"))
+        if _leftovers(str(tmp_path)):
+            failures.append((argv, f"temporary files left: {_leftovers(str(tmp_path))}"))
+    shown = "\n".join(f"{argv}: {why}" for argv, why in failures[:10])
+    assert not failures, f"{len(failures)} of {count} collisions lost data:\n{shown}"
+
+
+def test_every_output_option_has_a_collision_case(tmp_path):
+    """A new option that writes a file must join OUTPUTS (and so the collision fuzz), and
+    its command must take --force."""
+    leaves = dict(_leaves())
+    found = {(p, max(a.option_strings, key=len)) for p, parser in leaves.items()
+             for a in parser._actions if a.option_strings and a.dest in OUTPUT_DESTS}
+    assert found == set(OUTPUTS)
+    assert all(any(a.dest == "force" for a in leaves[p]._actions) for p, _ in OUTPUTS)
+    gen = _collisions(random.Random(1), str(tmp_path))
+    assert {next(gen)[0] for _ in range(60)} == {p for p, _ in OUTPUTS}
 
 
 @pytest.mark.parametrize("argv", [
