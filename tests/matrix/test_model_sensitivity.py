@@ -104,3 +104,50 @@ def test_sparse_domains_fall_back_to_the_task_sampler(tmp_path):
     assert np.isfinite(row["model_sensitivity"]) and row["task_sensitivity"] > 0
     t = ms.table([row])
     assert "(task dist.)" in t.rows[0][7]
+
+
+# ---- issue 31, cause 5: a checkpoint of another task, damaged files ----
+def _untrained(tmp_path, task, n, key):
+    """A checkpoint of an untrained tiny model of ``task`` saved under run key ``key``."""
+    import torch
+
+    from theorybench.experiments.checkpoint import save_checkpoint
+    from theorybench.experiments.data import TaskData
+    from theorybench.experiments.model import ModelConfig, Transformer
+
+    data = TaskData(task, {}, [n])
+    model = Transformer(ModelConfig(vocab_size=len(data.vocab), num_labels=len(data.label_vocab),
+                                    layers=1, width=8, heads=1, max_positions=16),
+                        torch.Generator().manual_seed(0))
+    spec = RunSpec("in_distribution", task, n=n)
+    save_checkpoint(tmp_path, key, model, {"spec": spec.to_dict(), "vocab": data.vocab,
+                                           "labels": data.label_vocab})
+
+
+def _record(task, n):
+    spec = RunSpec("in_distribution", task, n=n)
+    return RunRecord(spec.key, spec.line, spec.to_dict(), "done", {"test_accuracy": 0.5}, None)
+
+
+def test_a_checkpoint_of_another_task_is_named_not_measured(tmp_path):
+    rec = _record("majority", 5)
+    _untrained(tmp_path, "parity", 5, rec.key)  # parity's weights under majority's run key
+    row = ms.measure_one(rec, tmp_path, samples=32)
+    assert "checkpoint refused" in row["skipped"] and "model of parity, not of majority" in \
+        row["skipped"]
+    (tmp_path / f"{rec.key}.pt").write_bytes(b"\x00" * 50)  # damaged: named, the report goes on
+    assert "cannot be read" in ms.measure_one(rec, tmp_path, samples=32)["skipped"]
+    assert "Not measured: majority n=5 (checkpoint refused" in ms.table([row]).caption
+
+
+@pytest.mark.parametrize("cache", ['[1, 2]', '{"settings": null}', '{"result": "x"}'])
+def test_an_edited_sensitivity_cache_is_recomputed(tmp_path, cache):
+    rec = _record("parity", 4)
+    _untrained(tmp_path, "parity", 4, rec.key)
+    fresh = ms.measure_one(rec, tmp_path, samples=32)
+    path = tmp_path / f"{rec.key}.sensitivity.json"
+    settings = json.loads(path.read_text())["settings"]
+    text = cache.replace("null", json.dumps(settings))
+    path.write_text(text if cache != '{"result": "x"}' else
+                    json.dumps({"settings": settings, "result": "x"}))
+    assert ms.measure_one(rec, tmp_path, samples=32) == fresh
