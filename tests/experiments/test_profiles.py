@@ -19,7 +19,10 @@ def test_quick_in_distribution_grid():
     assert {s.n for s in specs if s.task == "parity"} == {8, 16, 32}
     assert {s.n for s in specs if s.task == "majority"} == {7, 15, 31}
     assert {s.seed for s in specs} == {0, 1, 2}
-    assert {(s.size, s.encoding, s.training.steps) for s in specs} == {("small", "rope", 1000)}
+    assert {(s.size, s.encoding, s.training.steps) for s in specs} == {("deep", "rope", 1000)}
+    # deep enough for the known 2- and 3-hop constructions (3 layers), and the plateau rule on
+    from theorybench.experiments.model import SIZES
+    assert SIZES["deep"][0] >= 3 and {s.training.plateau for s in specs} == {200}
 
 
 def test_quick_length_generalization_grid():
@@ -27,10 +30,14 @@ def test_quick_length_generalization_grid():
     assert {(s.task, s.params) for s in specs} == {
         ("majority", ()), ("parity", ()), ("index", ()), ("khop", (("k", 1),)),
         ("dyck", (("k", 1),)), ("dyck_bounded", ())}
-    configs = Counter((s.size, s.encoding) for s in specs)
+    configs = Counter((s.size, s.encoding) for s in specs if s.seed == 0)
     assert {e for (size, e) in configs if size == "small"} == set(ENCODINGS)
     assert {e for (size, e) in configs if size == "base"} == {"nope", "rope"}
-    assert set(configs.values()) == {6} and {s.seed for s in specs} == {0}
+    assert set(configs.values()) == {6} and {s.seed for s in specs} == {0, 1, 2}
+    # three seeds exactly for the configurations the findings read (both sizes)
+    more = Counter((s.task, s.params, s.encoding) for s in specs if s.seed > 0)
+    assert more == {("dyck", (("k", 1),), "nope"): 4, ("khop", (("k", 1),), "rope"): 4}
+    assert len(specs) == 74
     assert {s.training.steps for s in specs if s.size == "base"} == {200}
     assert max(hi for s in specs for _, hi in s.eval_bins) == 256
     assert {s.train_max_len for s in specs} == {32}
