@@ -99,6 +99,8 @@ def test_other_parameters_and_another_definition_are_refused(tmp_path):
     (lambda pt: _edit(pt, lambda m: m["config"].update(width="8")), "'width' is a string"),
     (lambda pt: _edit(pt, lambda m: m["config"].update(width=16)), "do not fit the config"),
     (lambda pt: _edit(pt, lambda m: m["config"].update(depth=2)), "unknown field"),
+    (lambda pt: _edit(pt, lambda m: m["config"].update(heads=0)), "'heads' is 0, not a positive"),
+    (lambda pt: _edit(pt, lambda m: m["config"].update(dropout=2.5)), "not a probability"),
     (lambda pt: _edit(pt, lambda m: m["config"].update(encoding="nop")), "config:"),
     (lambda pt: _edit(pt, lambda m: m.pop("vocab")), "no field 'vocab'"),
     (lambda pt: _edit(pt, lambda m: m.update(vocab=["0"])), "'vocab' has 1 entries"),

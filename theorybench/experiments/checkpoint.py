@@ -136,6 +136,17 @@ def _config(side: Path, meta: dict) -> ModelConfig:
             raise ConfigError(f"checkpoint sidecar {side}: config field {name!r} is "
                               f"{_kind(value)} ({value!r}), not "
                               f"{'a string' if want is str else 'a number'}; {RETRAIN}")
+    # ModelConfig divides by heads and nn.Dropout refuses p outside [0, 1] with bare
+    # exceptions: both are checked here, where the file can be named
+    for name, value in raw.items():
+        if isinstance(value, int) and not isinstance(value, bool) and name != "dropout" \
+                and value < 1:
+            raise ConfigError(f"checkpoint sidecar {side}: config field {name!r} is {value}, "
+                              f"not a positive integer; {RETRAIN}")
+    dropout = raw.get("dropout", 0.0)
+    if not (isinstance(dropout, (int, float)) and 0 <= dropout < 1):
+        raise ConfigError(f"checkpoint sidecar {side}: config field 'dropout' is {dropout!r}, "
+                          f"not a probability in [0, 1); {RETRAIN}")
     if raw.get("layers", 2) > MAX_LAYERS:
         raise ConfigError(f"checkpoint sidecar {side}: config field 'layers' is "
                           f"{raw['layers']}, more than {MAX_LAYERS}; {RETRAIN}")
