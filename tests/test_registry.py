@@ -5,6 +5,7 @@ that every library entry names a registered task family."""
 from __future__ import annotations
 
 import importlib
+import importlib.resources
 import pkgutil
 import sys
 import types
@@ -205,3 +206,21 @@ def test_a_registered_command_reaches_the_parser(capsys):
         assert cli_main.main(["zz-hello"]) == 0
     assert capsys.readouterr().out == "hello\n"
     assert "zz_hello" not in cli_main.COMMANDS
+
+
+@pytest.mark.parametrize("lang,ext", [("crasp", ".cr"), ("brasp", ".br")])
+def test_a_program_file_without_a_family_header_is_refused(tmp_path, lang, ext):
+    from theorybench.errors import ProgramError
+    mod = importlib.import_module(f"theorybench.formal.{lang}.programs")
+    src = (importlib.resources.files(f"theorybench.formal.{lang}") / "library"
+                          / f"all{ext}").read_text()
+    bare = tmp_path / f"bare{ext}"
+    bare.write_text("\n".join(ln for ln in src.splitlines() if "family:" not in ln) + "\n")
+    with mod.PROGRAMS.scoped():
+        with pytest.raises(ProgramError, match=r"1:1: a library program needs a `// family"):
+            mod.add_program_file(bare)
+        good = tmp_path / f"mine{ext}"
+        good.write_text(src)
+        mod.add_program_file(good)
+        assert [o for o, _ in mod.PROGRAMS.for_task("all")][-1] == str(good)
+    assert all(o == BUILTIN for o, _ in mod.PROGRAMS.for_task("all"))

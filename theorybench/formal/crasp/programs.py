@@ -23,11 +23,12 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from ...errors import ProgramError, ProgramProblem
 from ...registry import BUILTIN, artifact_library
 from . import ast as A
-from ..program_files import Recipe, library_texts, load_text, resolve
+from ..program_files import Recipe, library_texts, load_text, read_program_text, resolve
 from .parser import load, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires|params)\s*:(.*)$")
@@ -157,6 +158,21 @@ def _fill() -> tuple[str, ...]:
 #: C-RASP programs per task family: each artifact answers ``instantiate(task)`` (the
 #: program) and ``source`` (``library:NAME`` or ``generated:RECIPE``).
 PROGRAMS = artifact_library("C-RASP program", _fill, column="C-RASP")
+
+
+def add_program_file(path) -> LibraryProgram:
+    """Add a ``.cr`` file outside the package to :data:`PROGRAMS` (after the shipped
+    programs), under the family its ``// family:`` header names; its origin is the path.
+    The program is parsed now, so a mistake is reported here, with line and column."""
+    text = read_program_text(path)
+    entry = _entry(Path(path).stem, text)
+    if not any(line.strip().startswith("// family:") for line in text.splitlines()):
+        raise ProgramError([ProgramProblem(
+            "a library program needs a `// family: TASK` header naming the task it decides", 1,
+            1)], str(path))
+    load(text, str(path))
+    PROGRAMS.add(entry, entry.family, when=entry.applies_to, origin=str(path))
+    return entry
 
 
 def for_task(task) -> tuple[A.Program, str] | None:
