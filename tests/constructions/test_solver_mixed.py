@@ -80,7 +80,7 @@ def test_broken_weight_refuted_with_a_real_counterexample(edit):
 
 def test_timeout_is_unknown_never_proved(monkeypatch):
     """Every z3 query answering "unknown" (what a timeout returns) gives unknown."""
-    monkeypatch.setattr(solver_mixed, "_check", lambda s, t: "unknown")
+    monkeypatch.setattr(solver_mixed, "solve", lambda s, t: "unknown")
     cert = solver_mixed.prove_mixed(_dyck2(4))
     assert cert.status == "unknown" and cert.margin is None and "not decided" in cert.claim
     cert = solver_mixed.prove_mixed(_dyck2(4), timeout_ms=1)

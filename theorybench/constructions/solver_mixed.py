@@ -20,7 +20,7 @@ met, all soundly:
    other key by >= gamma before beta) at every position that matters, then an integer
    variable per query selects the argmax key's value.
 3. The softmax: with gap g and at most L keys the mass off the argmax is <= (L - 1)
-   e^(-beta g) (the rational bound of :func:`.solver._ebound`), so the head's output is
+   e^(-beta g) (the rational bound of :func:`.z3_encoding.off_argmax_mass`), so the head's output is
    within that times the range of its values (a finite set again, by the same lemma) of the
    hard output. The error is propagated through the later layers with |W|^T bounds
    (uniform heads average errors, they do not grow them; ReLU is 1-Lipschitz). A peaked
@@ -37,9 +37,14 @@ from __future__ import annotations
 import time
 from fractions import Fraction
 
+from ..errors import EnumerationTooLarge
 from .base import Certificate, Construction
-from .solver import (TIMEOUT_MS, _affine, _check, _counterexample, _ebound, _matT,
-                     _select, _token_vars, _up_grid, _violation, fr, zq)
+from .solver import TIMEOUT_MS
+from .z3_encoding import (abs_bound, affine, argmax_index, bind_state, counterexample,
+                          encode_inputs, exact, load_z3, gap_violation, margin_violation,
+                          mlp_error, off_argmax_mass, rational, readout_error, relu_mlp,
+                          round_up, scored_positions, select, softmax_proof, solve,
+                          uniform_average)
 
 #: Largest value set the finite-value lemma collects for one quantity at one position.
 MAX_VALUES = 12
@@ -54,14 +59,14 @@ class _Undecided(Exception):
 def _values(s, term, timeout_ms, what):
     """The finite set of values ``term`` takes on every valid input (z3, incrementally),
     as Fractions, or _Undecided. Returns (values, z3 checks made)."""
-    z3 = _z3()
+    z3 = load_z3()
     found: list[Fraction] = []
     checks = 0
     while len(found) <= MAX_VALUES:
         s.push()
         if found:
-            s.add(z3.And(*[term != zq(v) for v in found]))
-        r = _check(s, timeout_ms)
+            s.add(z3.And(*[term != rational(v) for v in found]))
+        r = solve(s, timeout_ms)
         checks += 1
         if r == "sat":
             v = s.model().eval(term, model_completion=True)
@@ -75,19 +80,26 @@ def _values(s, term, timeout_ms, what):
                      f"linearised")
 
 
-def _z3():
-    import z3
-    return z3
+def _value_sets(s, terms, timeout_ms, what, tally):
+    """The proved value set (:func:`_values`) of each position's term in ``terms``;
+    ``what`` names the quantity in messages. The checks made are added to ``tally[0]``
+    as they happen, so a quantity undecided part-way still counts the earlier ones."""
+    sets = []
+    for i, term in enumerate(terms):
+        v, n_ = _values(s, term, timeout_ms, f"{what} at position {i + 1}")
+        tally[0] += n_
+        sets.append(v)
+    return sets
 
 
 def _product(qv, q, k):
     """q * k as a linear term, given q's proved value set qv (k any linear term)."""
-    z3 = _z3()
+    z3 = load_z3()
     if len(qv) == 1:
-        return k * zq(qv[0])
-    term = k * zq(qv[-1])
+        return k * rational(qv[0])
+    term = k * rational(qv[-1])
     for v in qv[-2::-1]:
-        term = z3.If(q == zq(v), k * zq(v), term)
+        term = z3.If(q == rational(v), k * rational(v), term)
     return term
 
 
@@ -95,7 +107,6 @@ def prove_mixed(c: Construction, timeout_ms: int = TIMEOUT_MS,
                 max_len: int = MAX_MIXED_LEN) -> Certificate:
     """Hard model by z3 with linearised peaked scores, gaps proved, then the softmax error
     bound (module docstring). Real arithmetic, every valid input of this n."""
-    z3 = _z3()
     t0 = time.perf_counter()
     details: dict = {"scope": f"n={c.n}", "lemmas": [], "heads": []}
 
@@ -104,27 +115,15 @@ def prove_mixed(c: Construction, timeout_ms: int = TIMEOUT_MS,
                            time.perf_counter() - t0, details=details, **kw)
 
     if c.length > max_len:
-        from ..errors import EnumerationTooLarge
         raise EnumerationTooLarge(
             f"--verify z3 (mixed uniform/peaked attention) takes inputs of length <= "
             f"{max_len}; n={c.n} gives length {c.length}, about {c.length ** 2:,} score "
             f"terms per head plus their value-set lemmas; use --verify interval (every "
             f"input) or the sampled check at this n")
     w = c.weights
-    xs, choices, dom = _token_vars(c)
+    s, xs, state = encode_inputs(c)
     L = len(xs)
-    s = z3.Solver()
-    s.add(*dom)
-    state = []
-    for i in range(L):
-        row = []
-        for k in range(w.width):
-            v = z3.Real(f"s0_{i}_{k}")
-            vals = [zq(fr(w.embed[t, k]) + fr(w.pos[i, k])) for t in choices[i]]
-            s.add(v == _select(xs[i], list(choices[i]), vals))
-            row.append(v)
-        state.append(row)
-    outs = [L - 1] if w.output == "last" else list(range(L))
+    outs = scored_positions(w, L)
     delta = [Fraction(0)] * w.width         # bound on |soft - hard| per channel
     trace = []
     checks = 0
@@ -135,11 +134,10 @@ def prove_mixed(c: Construction, timeout_ms: int = TIMEOUT_MS,
             add = [Fraction(0)] * w.width
             uniform = layer.uniform_heads()
             for h in range(layer.heads):
-                vals = [_affine(state[j], layer.wv[h]) for j in range(L)]
+                vals = [affine(state[j], layer.wv[h]) for j in range(L)]
                 if uniform[h]:
-                    head = [[z3.Sum([vals[j][k] for j in range(i + 1)]) / (i + 1)
-                             for k in range(layer.wv.shape[2])] for i in range(L)]
-                    herr = _matT(layer.wv[h], delta)
+                    head = uniform_average(vals, layer.wv.shape[2])
+                    herr = abs_bound(layer.wv[h], delta)
                 else:
                     head, herr, n_checks = _peaked_head(
                         c, s, li, h, layer, state, vals, delta, L,
@@ -149,34 +147,22 @@ def prove_mixed(c: Construction, timeout_ms: int = TIMEOUT_MS,
                         return done(*_split(head), counterexample=herr)
                 for i in range(L):
                     if head[i] is not None:
-                        new[i] = [a + b for a, b in zip(new[i], _affine(head[i], layer.wo[h]))]
-                add = [a + b for a, b in zip(add, _matT(layer.wo[h], herr))]
+                        new[i] = [a + b for a, b in zip(new[i], affine(head[i], layer.wo[h]))]
+                add = [a + b for a, b in zip(add, abs_bound(layer.wo[h], herr))]
             delta = [a + b for a, b in zip(delta, add)]
             if layer.w1.shape[1]:
-                for i in range(L):
-                    pre = _affine(new[i], layer.w1, layer.b1)
-                    hid = [z3.If(p > 0, p, 0) for p in pre]
-                    new[i] = [a + b for a, b in zip(new[i], _affine(hid, layer.w2, layer.b2))]
-                delta = [a + b for a, b in zip(delta, _matT(layer.w2, _matT(layer.w1, delta)))]
-            state = []
-            for i in range(L):
-                row = []
-                for k in range(w.width):
-                    v = z3.Real(f"s{li + 1}_{i}_{k}")
-                    s.add(v == new[i][k])
-                    row.append(v)
-                state.append(row)
+                new = [relu_mlp(row, layer) for row in new]
+                delta = mlp_error(layer, delta)
+            state = bind_state(s, new, li + 1)
     except _Undecided as exc:
         details["z3_checks"] = checks
         return done("unknown", f"not decided: {exc}")
     details["z3_checks"] = checks
-    logits = [_affine(state[i], w.w_out, w.b_out) for i in outs]
-    spec = c.spec(xs)
-    ys = [spec] if w.output == "last" else list(spec)
+    viol = margin_violation(c, xs, [state[i] for i in outs])
     s.push()
-    s.add(_violation(c, logits, ys, c.hard_margin))
-    r = _check(s, timeout_ms)
-    cex = _counterexample(s.model(), xs) if r == "sat" else None
+    s.add(viol)
+    r = solve(s, timeout_ms)
+    cex = counterexample(s.model(), xs) if r == "sat" else None
     s.pop()
     details["hard_margin_solver"] = r
     if r != "unsat":
@@ -184,26 +170,16 @@ def prove_mixed(c: Construction, timeout_ms: int = TIMEOUT_MS,
                     f"the hard-attention model's margin {c.hard_margin} "
                     + ("fails on the input shown" if r == "sat" else "was not decided "
                        "(solver timeout)"), counterexample=cex)
-    C = w.w_out.shape[1]
-    if C == 1:
-        err = _matT(w.w_out, delta)[0]
-    else:
-        err = max(_matT(w.w_out[:, [y]] - w.w_out[:, [k]], delta)[0]
-                  for y in range(C) for k in range(C) if y != k)
+    err = readout_error(w, delta)
     trace.append({"readout_error": float(err)})
     details["softmax_error"] = trace
     if err >= c.hard_margin:
         return done("unknown", f"hard model, gaps and value sets proved, but the softmax "
                     f"error bound {float(err):.3g} is not below the hard margin "
                     f"{c.hard_margin}: beta too small for this proof")
-    soft = c.hard_margin - err
-    return done("proved",
-                f"in real arithmetic, on every valid input of n={c.n}, the softmax model's "
-                f"margin is >= {float(soft):.6g}: z3 proved the finite value sets that "
-                f"linearise the peaked scores, each peaked head's score gap and the "
-                f"hard-attention margin {c.hard_margin} (uniform heads exact); the softmax "
-                f"error is <= {float(err):.3g} (rational bound on e^(-beta gap), propagated)",
-                margin=f"{float(soft):.6g}")
+    return done("proved", **softmax_proof(
+        c, err, f"the finite value sets that linearise the peaked scores, each peaked head's "
+        f"score gap and the hard-attention margin {c.hard_margin} (uniform heads exact)"))
 
 
 def _split(msg):
@@ -215,7 +191,7 @@ def _peaked_head(c, s, li, h, layer, state, vals, delta, L, queries, timeout_ms,
                  trace):
     """Hard output terms (per query; None elsewhere), the error bound of the head's value
     output, and the number of z3 checks; or ("status: claim", counterexample, checks)."""
-    z3 = _z3()
+    z3 = load_z3()
     gamma = c.gaps[li]
     if gamma is None:
         return f"unknown: layer {li + 1} has a peaked head but claims no score gap", None, 0
@@ -224,27 +200,18 @@ def _peaked_head(c, s, li, h, layer, state, vals, delta, L, queries, timeout_ms,
                 f"perturbed by an earlier softmax; bounding its score shift is not "
                 f"implemented in the mixed method"), None, 0
     dk = layer.wq.shape[2]
-    Q = [_affine(state[i], layer.wq[h]) for i in range(L)]
-    K = [_affine(state[j], layer.wk[h]) for j in range(L)]
-    checks = 0
+    Q = [affine(state[i], layer.wq[h]) for i in range(L)]
+    K = [affine(state[j], layer.wk[h]) for j in range(L)]
+    tally = [0]               # z3 checks made for this head
     sides = []                # per coordinate: ("q" | "k", value sets per position)
     for k in range(dk):
+        where = f"coordinate {k + 1} of layer {li + 1} head {h + 1}"
         try:
-            sets = []
-            for i in range(L):
-                v, n_ = _values(s, Q[i][k], timeout_ms, f"query coordinate {k + 1} of layer "
-                                f"{li + 1} head {h + 1} at position {i + 1}")
-                checks += n_
-                sets.append(v)
-            sides.append(("q", sets))
+            sides.append(("q", _value_sets(s, [q[k] for q in Q], timeout_ms,
+                                           f"query {where}", tally)))
         except _Undecided:
-            sets = []
-            for j in range(L):
-                v, n_ = _values(s, K[j][k], timeout_ms, f"key coordinate {k + 1} of layer "
-                                f"{li + 1} head {h + 1} at position {j + 1}")
-                checks += n_
-                sets.append(v)
-            sides.append(("k", sets))
+            sides.append(("k", _value_sets(s, [kk[k] for kk in K], timeout_ms,
+                                           f"key {where}", tally)))
     details["lemmas"].append({
         "layer": li + 1, "head": h + 1,
         "finite_values": [{"coordinate": k + 1, "side": side,
@@ -263,49 +230,37 @@ def _peaked_head(c, s, li, h, layer, state, vals, delta, L, queries, timeout_ms,
     scores = {(i, j): z3.Real(f"sc{li}_{h}_{i}_{j}") for i in queries for j in range(i + 1)}
     for (i, j), v in scores.items():
         s.add(v == score(i, j))
-    viol = []
-    for i in queries:
-        keys = range(i + 1)
-        viol.append(z3.And(*[z3.Or(*[scores[i, j] - scores[i, m] < zq(gamma)
-                                     for m in keys if m != j] or [z3.BoolVal(False)])
-                             for j in keys]))
+    viol = z3.Or(*[gap_violation(scores, i, gamma) for i in queries])
     s.push()
-    s.add(z3.Or(*viol))
-    r = _check(s, timeout_ms)
-    checks += 1
-    cex = _counterexample(s.model(), [z3.Int(f"x{i + 1}") for i in range(L)]) \
+    s.add(viol)
+    r = solve(s, timeout_ms)
+    tally[0] += 1
+    cex = counterexample(s.model(), [z3.Int(f"x{i + 1}") for i in range(L)]) \
         if r == "sat" else None
     s.pop()
     if r != "unsat":
         return ((f"refuted: the score gap {gamma} of layer {li + 1} head {h + 1} fails on "
                  f"the input shown") if r == "sat" else
                 (f"unknown: the score gap {gamma} of layer {li + 1} head {h + 1} was not "
-                 f"decided (solver timeout)")), cex, checks
+                 f"decided (solver timeout)")), cex, tally[0]
     # the range of every value coordinate over keys and inputs (for the softmax error)
     dv = layer.wv.shape[2]
     vrange = []
     for k in range(dv):
-        allv: set[Fraction] = set()
-        for j in range(L):
-            v, n_ = _values(s, vals[j][k], timeout_ms, f"value coordinate {k + 1} of layer "
-                            f"{li + 1} head {h + 1} at position {j + 1}")
-            checks += n_
-            allv |= set(v)
+        sets = _value_sets(s, [v[k] for v in vals], timeout_ms, f"value coordinate {k + 1} "
+                           f"of layer {li + 1} head {h + 1}", tally)
+        allv = {v for vs in sets for v in vs}
         vrange.append(max(allv) - min(allv))
-    beta = fr(layer.beta[h])
-    off = min(Fraction(1), (L - 1) * _ebound(beta * gamma))
-    herr = [_up_grid(off * vr) for vr in vrange]
+    beta = exact(layer.beta[h])
+    off = off_argmax_mass(beta, gamma, L)
+    herr = [round_up(off * vr) for vr in vrange]
     trace.append({"layer": li + 1, "head": h + 1, "gap": str(gamma),
                   "mass_off_argmax": float(off), "value_range": [str(v) for v in vrange]})
     details["heads"].append({"layer": li + 1, "head": h + 1, "gap": str(gamma),
                              "proved": "z3 unsat"})
     head = [None] * L
     for i in queries:
-        a = z3.Int(f"arg{li}_{h}_{i}")
-        s.add(a >= 0, a <= i)
-        for j in range(i + 1):
-            s.add(z3.Implies(a == j, z3.And(*[scores[i, j] >= scores[i, m]
-                                              for m in range(i + 1)])))
-        head[i] = [_select(a, list(range(i + 1)), [vals[j][k] for j in range(i + 1)])
+        a = argmax_index(s, scores, i, f"arg{li}_{h}_{i}")
+        head[i] = [select(a, list(range(i + 1)), [vals[j][k] for j in range(i + 1)])
                    for k in range(dv)]
-    return head, herr, checks
+    return head, herr, tally[0]
