@@ -1,5 +1,6 @@
 """`theorybench brasp ...` and `theorybench automaton ...`: output and exit codes."""
 
+import json
 import io
 
 import pytest
@@ -91,7 +92,19 @@ def test_automaton_aperiodic_and_nonregular(capsys):
     out = capsys.readouterr().out
     assert "aperiodic: yes" in out and "state  out" in out
     assert main(["automaton", "majority", "--n", "12"]) == 0
-    assert "NONREGULAR" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "NONREGULAR (proved by a pumping family" in out and "Myhill-Nerode" in out
+
+
+@pytest.mark.parametrize("task,n", [("dyck_bounded:D=2", "6"), ("sparse_any:k=3", "4")])
+def test_automaton_too_small_a_bound_is_inconclusive(capsys, task, n):
+    # both are regular (found at larger bounds); the old learner printed NONREGULAR
+    assert main(["automaton", task, "--n", n]) == 0
+    out = capsys.readouterr().out
+    assert "INCONCLUSIVE at this bound" in out and "NONREGULAR" not in out
+    assert main(["automaton", task, "--n", n, "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["status"] == "inconclusive" and "certificate" not in got
 
 
 @pytest.mark.parametrize("argv,needle", [

@@ -3,7 +3,8 @@ status is known."""
 
 import pytest
 
-from theorybench.theories.base import Basis, Context, Prediction, RuleSkip, Verdict, check_json
+from theorybench.theories.base import (Basis, Context, Prediction, RuleSkip, Status, Verdict,
+                                       check_json)
 from theorybench.theories.registry import theory
 from theorybench.theories.star_free import StarFreeTheory, StarFreePosTheory
 
@@ -47,6 +48,20 @@ def test_nonregular_rule_majority():
     assert p.basis is Basis.LOWER_BOUND
     classes = p.evidence["learned"]["growth"]["classes"]
     assert classes == sorted(classes) and classes[-1] > classes[0]
+    # the Hard rests on a checked pumping certificate, not on the counts above
+    assert p.status is Status.VERIFIED and p.evidence["certificate"]["relation"]
+    assert p.evidence["verified_up_to"] == p.evidence["certificate"]["verified_up_to"] >= 1024
+
+
+@pytest.mark.parametrize("task", ["dyck_bounded:D=6", "dyck_bounded:D=8",
+                                  "dyck_bounded:D=4096"])
+def test_bounded_dyck_is_never_hard_from_residual_counts(task):
+    # star-free (depth <= D), yet the old rule called it "not star-free" from residual
+    # classes that grow up to the check bound
+    p = StarFreeTheory().predict(task, CTX)
+    assert p.verdict is not Verdict.HARD
+    tried = [t for t in p.tried if t["rule"] == "residual classes grow"]
+    assert tried and "no proof of non-regularity" in tried[0]["outcome"]
 
 
 def test_not_a_language_is_unknown_without_positions():
@@ -89,10 +104,10 @@ def test_binary_add_easy_with_positions_only():
     assert p.verdict is Verdict.UNKNOWN
 
 
-def test_domain_not_regular_blocks_lower_bounds():
-    # binary_add's inputs "a + b =" with |a| = |b| are not a regular set of words
+def test_no_certificate_no_lower_bound():
+    # binary_add's residual classes grow, but no pumping family proves it non-regular
     out = StarFreeTheory().r_nonregular("binary_add", CTX)
-    assert isinstance(out, RuleSkip)
+    assert isinstance(out, RuleSkip) and "no proof of non-regularity" in out.reason
 
 
 def test_every_family_predicts_quickly():

@@ -1,8 +1,10 @@
 """`theorybench automaton TASK --n N`: the learned minimal automaton of a task's language.
 
 Prints its size, whether its transition monoid is aperiodic (star-free) and, if not, a
-word w and a state whose cycle under w proves it; for a non-regular language, the growth
-of residual classes.  N is the check bound: the automaton is learned from words up to
+word w and a state whose cycle under w proves it.  Without an automaton at this bound the
+outcome is NONREGULAR only with a proof (a pumping family checked against the reference,
+:mod:`theorybench.formal.automata.nonregular`), else INCONCLUSIVE at this bound; the
+residual-class counts are printed either way, as description.  N is the check bound: the automaton is learned from words up to
 length N - 2 and checked against the reference on all words up to length N.
 """
 
@@ -45,8 +47,13 @@ def cmd_automaton(args) -> int:
     g = res.growth
     print("residual classes by bound m: "
           + ", ".join(f"m={m}: {c}" for m, c in zip(g["m"], g["classes"])))
+    if res.status == "nonregular":
+        print(f"NONREGULAR (proved by a pumping family checked on words up to length "
+              f"{res.certificate['verified_up_to']}): {res.reason}")
+        return 0
     if res.status != "regular":
-        print(f"{res.status.upper()}: {res.reason}")
+        print(f"INCONCLUSIVE at this bound (neither a checked automaton nor a proof of "
+              f"non-regularity; no lower bound follows): {res.reason}")
         return 0
     dfa = res.dfa
     print(f"minimal automaton: {dfa.size} states (checked on all words up to length "

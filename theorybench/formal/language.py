@@ -43,6 +43,9 @@ from ..tasks.base import PAD, product_space
 INVALID = -1
 #: Largest number of words of one length :meth:`LanguageView.table` materializes.
 MAX_TABLE = 1 << 18
+#: Lengths up to this are matched to an n by a scan; longer ones by the linear law
+#: length = a n + b, when the scan of n <= _SCAN showed one.
+_SCAN = 40
 
 
 @functools.lru_cache(maxsize=32)
@@ -118,26 +121,61 @@ class LanguageView:
     def instance(self, length: int):
         """The task instance whose decision input has ``length`` tokens, or None."""
         n = self._n_for_length(length)
-        return None if n is None else tasks.get(self.family, n=n, **self.params)
+        if n is None:
+            return None
+        cache = self.__dict__.setdefault("_tasks", {})
+        if n not in cache:
+            if len(cache) > 64:
+                cache.clear()
+            cache[n] = tasks.get(self.family, n=n, **self.params)
+        return cache[n]
 
     def _n_for_length(self, length: int) -> int | None:
         if length in self._n_of_len:
             return self._n_of_len[length]
         found = None
         if length >= 1:
-            for n in range(1, length + 3):
-                try:
-                    task = tasks.get(self.family, n=n, **self.params)
-                except TaskParameterError:
-                    continue
-                got = task.decision_view()[0].length
-                if got == length:
-                    found = n
-                    break
-                if got > length + 2:
-                    break
+            line = self._length_line()
+            if line is not None and length > _SCAN:
+                # lengths grow as a n + b (checked on every n <= _SCAN): the one candidate
+                # n decides, so a long word costs one task build, not a scan over all n
+                a, b = line
+                n, rest = divmod(length - b, a)
+                found = n if rest == 0 and n >= 1 and self._length_at(n) == length else None
+            else:
+                for n in range(1, length + 3):
+                    got = self._length_at(n)
+                    if got == length:
+                        found = n
+                        break
+                    if got is not None and got > length + 2:
+                        break
         self._n_of_len[length] = found
         return found
+
+    def _length_at(self, n: int) -> int | None:
+        """Decision-view length of the instance at ``n`` (None if the family refuses n)."""
+        try:
+            task = tasks.get(self.family, n=n, **self.params)
+        except TaskParameterError:
+            return None
+        return task.decision_view()[0].length
+
+    def _length_line(self) -> tuple[int, int] | None:
+        """(a, b) with length(n) = a n + b for every accepted n <= _SCAN (at least three
+        of them, a >= 1), else None."""
+        if "_line" not in self.__dict__:
+            pts = [(n, got) for n in range(1, _SCAN + 1)
+                   if (got := self._length_at(n)) is not None]
+            line = None
+            if len(pts) >= 3:
+                (n0, l0), (n1, l1) = pts[0], pts[1]
+                a, rest = divmod(l1 - l0, n1 - n0)
+                b = l0 - a * n0
+                if a >= 1 and rest == 0 and all(a * n + b == got for n, got in pts):
+                    line = (a, b)
+            self.__dict__["_line"] = line
+        return self.__dict__["_line"]
 
     def membership(self, words: np.ndarray) -> np.ndarray:
         """Outputs (int64) of a batch of equal-length words of letter indices."""

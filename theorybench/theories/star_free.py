@@ -33,10 +33,12 @@ inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Ea
 minimal automaton of the language view (``formal.language``), learned from residuals and
 checked on all words up to the check bound, is aperiodic -> Easy.  Lower bound: that
 automaton's transition monoid contains a group (witness word and state cycle; for [pos]: a
-group among the images of words of the stable length) -> Hard; residual classes grow with
-the length bound -> Hard (plain column only).  Lower bounds need the family's input domain
-(valid words at defined lengths) to be star-free (regular for the growth rule), since the
-view marks other words with a separate output; otherwise the rule says so and skips.
+group among the images of words of the stable length) -> Hard; a checked proof of
+non-regularity (a pumping family, :mod:`..formal.automata.nonregular`) -> Hard (plain
+column only; residual classes merely counted up to a bound are no lower bound).  The group
+rules need the family's input domain (valid words at defined lengths) to be star-free,
+since the view marks other words with a separate output; otherwise the rule says so and
+skips.
 Families whose alphabet grows with n (index family, graphs) are not languages: only the
 construction rule can fire.
 """
@@ -48,7 +50,7 @@ from typing import Any, ClassVar
 
 from .. import tasks
 from ..errors import ResourceLimitError, TaskParameterError
-from ..formal.automata import (aperiodicity, domain_problem, find_failing_view, learn_dfa,
+from ..formal.automata import (aperiodicity, find_failing_view, learn_dfa,
                        learn_view_cached, quasi_aperiodicity, views)
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.brasp import ast as A
@@ -109,12 +111,6 @@ class _StarFreeBase(Theory):
         if not ok:
             return None, RuleSkip(f"not a language: {why}; the automaton rules do not apply")
         return learn_dfa(family, check_len=self._check_len(ctx), undefined=undefined), None
-
-    def _domain_ok(self, dom_view, ctx: Context, need: str):
-        """None if the input domain is star-free/quasi-aperiodic/regular (``need``), else
-        a RuleSkip saying why the lower bound cannot be applied (:func:`domain_problem`)."""
-        why = domain_problem(dom_view, need, self._check_len(ctx))
-        return None if why is None else RuleSkip(why)
 
     def _find_group(self, family: str, ctx: Context, test, need: str):
         """First view (the whole language, then two-letter restrictions) whose automaton
@@ -201,32 +197,43 @@ class _StarFreeBase(Theory):
 
     @rule("residual classes grow", Basis.LOWER_BOUND)
     def r_nonregular(self, family: str, ctx: Context):
-        """Residual (Myhill-Nerode) classes growing with the bound, for the language or its
-        restriction to two letters (regular languages are closed under intersection with
-        Sigma'*): not regular, hence not star-free."""
+        """Non-regular, proved by a pumping family (:mod:`..formal.automata.nonregular`):
+        prefixes x y^i pairwise distinguished by suffixes v^j w, the language (or its
+        restriction to two letters; regular languages are closed under intersection with
+        Sigma'*) reducing to {a^i b^j : i = j} (or >=, <=) by quotients and the inverse
+        homomorphism a -> y, b -> v (Myhill-Nerode: Nerode 1958, Thm 1; closure: Hopcroft
+        & Ullman 1979, Thms 3.5-3.7), so its residual classes grow linearly with the
+        length bound; not regular, hence not star-free.  Every word of the family is in
+        the task's domain, so no condition on the domain is needed.  An ``inconclusive``
+        learning result (residual classes counted up to a bound, no certificate) is no
+        lower bound: a regular language with more states than the bound shows looks the
+        same.  Status ``verified <= N``: the relation is checked on words up to length N."""
         ok, why = _language(family)
         if not ok:
             return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
         reasons = []
-        for label, view, dom in views(family, restrict=True):
+        for label, view, _dom in views(family, restrict=True):
             res = learn_view_cached(view, None, self._check_len(ctx))
             if res.status == "regular" and label == "all letters":
                 return RuleSkip("the language's automaton was learned and checked (regular)")
-            if res.status != "nonregular":
-                reasons.append(f"{label}: {res.status}")
+            if res.status != "nonregular" or not res.certificate:
+                reasons.append(f"{label}: {res.status}"
+                               + (f" ({res.reason[:160]})" if res.status == "inconclusive"
+                                  and label == "all letters" else ""))
                 continue
-            skip = self._domain_ok(dom, ctx, "regular")
-            if skip:
-                reasons.append(f"{label}: {skip.reason}")
-                continue
+            cert = res.certificate
             return self.prediction(
-                family, Verdict.HARD, Basis.LOWER_BOUND, Status.EXTRAPOLATED,
-                {"learned": res.to_dict(), "restricted_to": label, "theorem": "Myhill-Nerode",
-                 "fit": _residual_fit(res)},
-                f"{label}: {res.reason}; a non-regular language is not star-free "
-                f"(extrapolated from the residual counts up to the bound)")
-        return RuleSkip("residual classes do not show non-regularity ("
-                        + "; ".join(reasons)[:400] + ")")
+                family, Verdict.HARD, Basis.LOWER_BOUND, Status.VERIFIED,
+                {"learned": res.to_dict(), "restricted_to": label,
+                 "theorem": "Myhill-Nerode (Nerode 1958, Thm 1); closure of regular "
+                            "languages under quotient and inverse homomorphism (Hopcroft & "
+                            "Ullman 1979, Thms 3.5-3.7)",
+                 "certificate": cert, "verified_up_to": int(cert["verified_up_to"])},
+                f"{label}: {res.reason}; a non-regular language is not star-free (the "
+                f"pumping relation is checked on words up to length "
+                f"{cert['verified_up_to']}, not proved for every length)")
+        return RuleSkip("no proof of non-regularity; residual classes counted up to a bound "
+                        "are no lower bound (" + "; ".join(reasons)[:500] + ")")
 
 
 class StarFreeTheory(_StarFreeBase):
@@ -327,9 +334,6 @@ def _extensions(text: str) -> list[str]:
         out.append("lenpred")
     return out
 
-
-def _residual_fit(res) -> dict[str, Any]:
-    return dict((res.growth or {}).get("fit") or {})
 
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).

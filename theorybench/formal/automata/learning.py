@@ -1,5 +1,6 @@
 """Myhill-Nerode learning of a language view's minimal automaton, checked on all words up
-to a bound, and the growth of residual classes (evidence of non-regularity)."""
+to a bound; residual-class counts (described, never a verdict); non-regularity only from a
+checked pumping certificate (:mod:`.nonregular`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from ...errors import TheoryError
-from ..growth import EXP, GrowthFit, classify_growth
+from ..growth import GrowthFit, classify_growth
 from ..language import INVALID, LanguageView, domain_view, language_view
 from .dfa import DFA
+from .nonregular import find_certificate
 
 #: Default check bound (all words up to this length; fewer for larger alphabets).
 DEFAULT_CHECK = 14
@@ -79,7 +81,11 @@ def residual_growth(view_or_family, ms: Sequence[int] | None = None,
 
 @dataclass
 class LearnResult:
-    """Outcome of :func:`learn_dfa` (``status`` regular / nonregular / inconclusive)."""
+    """Outcome of :func:`learn_dfa`.
+
+    ``status``: ``regular`` (``dfa`` checked on all words up to ``check_len``),
+    ``nonregular`` (proved by ``certificate``, a checked pumping family) or
+    ``inconclusive`` (neither at this bound: no lower bound may be drawn from it)."""
 
     family: str
     params: dict[str, Any]
@@ -91,11 +97,15 @@ class LearnResult:
     reason: str = ""
     counterexample: str | None = None
     has_invalid: bool = False
+    #: the proof of a ``nonregular`` status (:class:`.nonregular.PumpCertificate` as a dict)
+    certificate: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = {"family": self.family, "params": self.params, "status": self.status,
              "learn_len": self.learn_len, "check_len": self.check_len, "growth": self.growth,
              "reason": self.reason, "counterexample": self.counterexample}
+        if self.certificate is not None:
+            d["certificate"] = self.certificate
         if self.dfa is not None:
             d["dfa_states"] = self.dfa.size
         return d
@@ -168,19 +178,16 @@ def learn_view(view: LanguageView, learn_len: int | None = None,
                 f"{dfa.size}-state automaton learned from words up to length {learn_len} "
                 f"agrees with the reference on all words up to length {check_len}"), **res)
         why = f"the learned automaton ({dfa.size} states) disagrees with the reference: {bad}"
-    prefixes = sum(view.k ** a for a in range(ms[-1] + 1))
-    if fit.bounded:
-        return LearnResult(status="inconclusive", dfa=None, counterexample=why, reason=(
-            f"residual classes look bounded ({counts}) but no automaton checked: {why}"), **res)
-    if fit.kind == EXP or counts[-1] > prefixes // 2:
-        return LearnResult(status="inconclusive", dfa=None, counterexample=why, reason=(
-            f"residual classes {counts} grow about as fast as the number of prefixes "
-            f"({prefixes} up to length {ms[-1]}): a large regular language cannot be told "
-            f"from a non-regular one at this bound"), **res)
-    return LearnResult(status="nonregular", dfa=None, counterexample=why, reason=(
-        f"the number of residual classes grows with the bound m ({counts} for m = "
-        f"{ms[0]}..{ms[-1]}, fit {fit.formula}) while staying far below the {prefixes} "
-        f"prefixes: the language has no finite automaton"), **res)
+    # no automaton at this bound; "non-regular" needs a proof, not a residual count
+    cert, no_proof = find_certificate(view)
+    if cert is not None:
+        return LearnResult(status="nonregular", dfa=None, counterexample=why,
+                           certificate=cert.to_dict(), reason=cert.explanation(), **res)
+    return LearnResult(status="inconclusive", dfa=None, counterexample=why, reason=(
+        f"no automaton checked up to length {check_len} ({why}), "
+        f"and no proof of non-regularity ({no_proof}); residual classes by bound m = "
+        f"{ms[0]}..{ms[-1]}: {counts}, which a regular language with more states shows too "
+        f"(a larger check bound may find its automaton)"), **res)
 
 
 @functools.lru_cache(maxsize=512)
