@@ -190,22 +190,15 @@ def _llm_grid(args):
 
 
 def _unique_inputs(args):
-    """The plan's tasks and seeds each once (a note on stderr names the repeats), as the
-    sweep itself takes them, so that a dry run counts the runs the sweep would run."""
+    """The plan's tasks and seeds each once, as the sweep itself takes them, so that a dry
+    run counts the runs the sweep would run (:func:`_unique_runs` shows the notes)."""
     from ..experiments.spec import unique_inputs
-    task_names, seeds, notes = unique_inputs(args.tasks, args.seeds)
-    for note in notes:
-        print(note, file=sys.stderr)
-    return task_names, seeds, notes
+    return unique_inputs(args.tasks, args.seeds)
 
 
 def _unique_runs(specs, notes):
     from ..experiments.spec import unique_specs
-    specs, repeats = unique_specs(specs)
-    if repeats and not notes:
-        print(f"note: {repeats} run(s) of the plan were given more than once and run once",
-              file=sys.stderr)
-    return specs
+    return unique_specs(specs, notes, show=True)[0]
 
 
 def dry_run_llm(args) -> int:

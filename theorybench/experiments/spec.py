@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -142,15 +143,23 @@ def unique_inputs(task_names: Sequence[str] | None, seeds: Sequence[int] | None
     return out_tasks, out_seeds, notes
 
 
-def unique_specs(specs: Iterable[Any]) -> tuple[list[Any], int]:
-    """Run specs (RunSpec or LLMSpec) each once by key, in order, and how many repeats
-    were dropped: a plan counts and runs every run once."""
+def unique_specs(specs: Iterable[Any], notes: Sequence[str] = (), show: bool = False
+                 ) -> tuple[list[Any], list[str]]:
+    """Run specs (RunSpec or LLMSpec) each once by key, in order, and ``notes`` plus one
+    for repeats no note on the tasks or seeds explains (specs passed in directly): a plan
+    counts and runs every run once. ``show``: the notes go to stderr too."""
     seen: dict[str, Any] = {}
     total = 0
     for spec in specs:
         total += 1
         seen.setdefault(spec.key, spec)
-    return list(seen.values()), total - len(seen)
+    notes = list(notes)
+    if total > len(seen) and not notes:
+        notes.append(f"note: {total - len(seen)} run(s) of the plan were given more than "
+                     "once and run once")
+    for note in notes if show else ():
+        print(note, file=sys.stderr, flush=True)
+    return list(seen.values()), notes
 
 
 def _as_written(ref: "tasks.TaskRef") -> str:

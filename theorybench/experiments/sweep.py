@@ -116,21 +116,6 @@ def check_writable_dir(path: str | os.PathLike, what: str, create: bool) -> None
         raise ConfigError(f"{what} {path}: the directory is not writable (permission denied)")
 
 
-def _say(notes: Sequence[str], progress: bool) -> None:
-    for note in notes if progress else ():
-        print(note, file=sys.stderr, flush=True)
-
-
-def _repeat_note(repeats: int, notes: Sequence[str], progress: bool) -> list[str]:
-    """A note for runs given twice that no note on the tasks or seeds explains (specs
-    passed in directly)."""
-    if not repeats or notes:
-        return []
-    note = f"note: {repeats} run(s) of the plan were given more than once and run once"
-    _say([note], progress)
-    return [note]
-
-
 def _raise_interrupt(signum, frame):
     raise KeyboardInterrupt  # so that the sweep hands its runs back, as for Ctrl-C
 
@@ -152,8 +137,6 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     goes to :func:`run_llm_sweep` (``models``: its model file, ``model_names``: a choice of
     its models)."""
     line = normalize_line(line)
-    tasks, seeds, notes = unique_inputs(tasks, seeds)
-    _say(notes, progress)
     if line == "llm":
         if executor not in ("inprocess", "auto") or (workers or 1) != 1 or checkpoint_dir:
             raise ConfigError("the llm line runs in this process (each model is loaded once "
@@ -166,9 +149,9 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     prof = get_profile(profile)
     device = check_run_options(executor, workers, address, threads, device, checkpoint_dir)
     threads = threads if threads is not None else prof.threads
+    tasks, seeds, notes = unique_inputs(tasks, seeds)
     specs = list(specs) if specs is not None else expand(line, profile, tasks, seeds)
-    specs, repeats = unique_specs(specs)
-    notes += _repeat_note(repeats, notes, progress)
+    specs, notes = unique_specs(specs, notes, progress)
     validate(specs)
     start = time.perf_counter()
     began = time.time()
@@ -303,13 +286,14 @@ def run_llm_sweep(tasks: Sequence[str] | None = None, profile: str = "smoke",
 
     from ..errors import TheorybenchError
     from .llm import evaluate as llm_eval
-    from .llm.models import load_models
+    from .llm.models import installed_models, load_models
     from .profiles import expand_llm
 
     prof = get_profile(profile)
     if threads is not None and (not isinstance(threads, int) or threads < 1):
         raise ConfigError(f"--threads must be >= 1, got {threads}")
     device = str(pick_device(device))
+    tasks, seeds, notes = unique_inputs(tasks, seeds)
     if specs is None:
         table = load_models(models)
         if model_names:
@@ -318,15 +302,19 @@ def run_llm_sweep(tasks: Sequence[str] | None = None, profile: str = "smoke",
                 raise ConfigError(f"--model {', '.join(unknown)}: not in the model file; "
                                   f"models: {', '.join(table)}")
             table = {m: table[m] for m in model_names}
+        else:   # embedded models that are not installed are left out, and said so
+            table, left = installed_models(table)
+            if not table:
+                raise ConfigError("no model of the model file is installed: " + "; ".join(
+                    f"{k}: {v}" for k, v in left.items()))
+            for k, v in left.items():
+                note = f"note: model {k} left out (not installed): {v}"
+                notes.append(note)
+                print(note, file=sys.stderr)
         if device != "cpu":
             table = {k: dataclasses.replace(v, device=device) for k, v in table.items()}
-        tasks, seeds, notes = unique_inputs(tasks, seeds)
-        _say(notes, progress)
         specs = expand_llm(prof, table, tasks, seeds)
-    else:
-        notes = []
-    specs, repeats = unique_specs(specs)
-    notes += _repeat_note(repeats, notes, progress)
+    specs, notes = unique_specs(specs, notes, progress)
     threads = threads if threads is not None else prof.llm_threads
     start, began = time.perf_counter(), time.time()
     worker = new_worker_id()
