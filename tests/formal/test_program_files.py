@@ -192,3 +192,34 @@ def test_program_lines_policy():
     assert [p is None for _, _, p in lines] == [True] * 4 + [False]
     assert (lines[4][2].line, lines[4][2].column) == (5, 2)
     assert program_files.program_lines("") == []
+
+
+# ---- a program file's `// family:` header: checks say when it names another variant ------
+
+@pytest.mark.parametrize("lang,lib,task,written", [
+    ("crasp", "dyck1", "dyck:k=2", "dyck:k=1"),
+    ("brasp", "khop1", "khop:k=2", "khop:k=1:alphabet=4"),
+])
+def test_check_of_a_file_names_the_variant_its_header_is_written_for(cli, tmp_path, lang, lib,
+                                                                   task, written):
+    entries = cprograms.library() if lang == "crasp" else bprograms.library()
+    path = tmp_path / f"mine.{'cr' if lang == 'crasp' else 'br'}"
+    path.write_text(entries[lib].text.replace("\n", "\r\n"))  # the header read as the parser reads
+    code, out, err = cli(lang, "check", str(path), "--task", task, "--max-n", "4")
+    assert code in (1, 2) and "OK" not in out and "Traceback" not in err
+    assert out.startswith(f"note: program {path} is written for {written}, not for ")
+    code, out, _ = cli(lang, "check", str(path), "--task", written, "--max-n", "4")
+    assert code == 0 and "note" not in out and f"decides {written} " in out
+    # no header: nothing to compare, no note
+    path.write_text("\n".join(ln for ln in entries[lib].text.splitlines()
+                              if not ln.startswith("// family") and not ln.startswith("// req")))
+    code, out, _ = cli(lang, "check", str(path), "--task", task, "--max-n", "3")
+    assert "note" not in out
+
+
+def test_header_reads_family_and_requires():
+    assert program_files.header("\ufeff// family: dyck\r\n// requires: k=1 D=\r\nx = 1\n") == \
+        ("dyck", (("k", "1"), ("D", "")))
+    assert program_files.header("// requires: k=1\nx = 1\n") is None
+    assert program_files.written_for("dyck_bounded", (("k", "1"), ("positions", ""))) == \
+        "dyck_bounded:k=1"

@@ -41,17 +41,17 @@ def _program(name: str, family: str, params: dict):
     `// requires:` never replaces the task's parameters; when it is written for another
     variant, the note says so and the program is proved as written."""
     from .. import tasks
-    from ..formal.program_files import variant_note
+    from ..formal.program_files import variant_of
     lib = crasp.library()
+    note, _ = variant_of(name, lib, "theorybench crasp list", family, params)
     if name in lib and not Path(name).exists():
         entry = lib[name]
-        note = variant_note(entry.name, entry.family, entry.requires, family, params)
         if note is None:
             # the library's parameters (bounded Dyck's D) come from the task, at any n
             n = next(p for p in tasks.family(family).params if p.name == "n").default
             return entry.instantiate(tasks.get(family, n=n, **params)), None
         return entry.program, note
-    return crasp.load_program(name), None
+    return crasp.load_program(name), note
 
 
 def cmd_prove(args) -> int:

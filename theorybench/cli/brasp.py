@@ -103,17 +103,13 @@ def cmd_run(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from ..formal.program_files import task_spelling, variant_note, written_for
+    from ..formal.program_files import task_spelling, variant_of
     params = parse_params(args.param)
     program = programs.load_program(args.program)
-    lib = programs.library()
-    note, other = None, ""
-    if args.program in lib and not Path(args.program).exists():
-        entry = lib[args.program]
-        note = variant_note(entry.name, entry.family, entry.requires, args.task, params)
-        if note:  # first, so that it also stands before a refusal
-            other = f" (the program is written for {written_for(entry.family, entry.requires)})"
-            print(note, flush=True)
+    note, other = variant_of(args.program, programs.library(), "theorybench brasp list",
+                             args.task, params)
+    if note:  # first, so that it also stands before a refusal
+        print(note, flush=True)
     if args.max_n < 1:
         raise TaskParameterError(f"--max-n {args.max_n}: use a positive length")
     report = C.check_against_task(program, args.task, params, max_n=args.max_n,

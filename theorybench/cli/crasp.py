@@ -129,17 +129,14 @@ def cmd_run(args) -> int:
 
 def cmd_check(args) -> int:
     import numpy as np
-    from ..formal.program_files import task_spelling, variant_note, written_for
+    from ..formal.program_files import task_spelling, variant_of
     params = parse_params(args.param)
     lib = crasp.library()
-    note, other = None, ""
+    # exactly the task asked: a program's `// requires:` never replaces its parameters
+    note, other = variant_of(args.program, lib, "theorybench crasp list", args.task, params)
     if args.program in lib and not Path(args.program).exists():
-        # exactly the task asked: a library program's `// requires:` never replaces it
         entry = lib[args.program]
-        note = variant_note(entry.name, entry.family, entry.requires, args.task, params)
         program = entry.program
-        if note:
-            other = f" (the program is written for {written_for(entry.family, entry.requires)})"
         source = lambda task: entry.instantiate(task) if entry.applies_to(task) else program
     else:
         source = crasp.load_program(args.program)

@@ -5,8 +5,8 @@ A program file must be a regular file (not a directory, ``/dev/zero``, a FIFO or
 those would block or read without end), at most :data:`MAX_PROGRAM_BYTES` long, and UTF-8
 text. Every refusal is a :class:`ProgramError` naming the path and what to do.
 :func:`program_lines` is the one reading of line structure (BOM, CRLF, U+2028) for both
-parsers; :func:`variant_note` says when a library program is checked against a task variant
-other than the one its header names.
+parsers; :func:`variant_of` says when a program is checked against a task variant other
+than the one its header (``// family:``, ``// requires:``) names.
 """
 
 from __future__ import annotations
@@ -233,15 +233,51 @@ def written_for(family: str, requires) -> str:
     return family + "".join(f":{k}={v}" for k, v in requires if v != "")
 
 
-def variant_note(name: str, family: str, requires, task_family: str,
+def variant_note(what: str, family: str, requires, task_family: str,
                  params: Mapping[str, Any] | None) -> str | None:
-    """None when the library program ``name`` (its header: ``// family: FAMILY``, ``//
-    requires: K=V ...``) is written for the task asked; else a note saying for which variant
-    it is written and that it is checked as written against the task asked."""
+    """None when ``what`` (``library program dyck1``, ``program p.cr``), whose header names
+    ``family`` and ``requires``, is written for the task asked; else a note saying for which
+    variant it is written and that it is checked as written against the task asked."""
     values = task_values(task_family, params)
     if family == task_family and all(str(values.get(k)) == v for k, v in requires):
         return None
     written = written_for(family, requires)
-    return (f"note: library program {name} is written for {written}, not for "
+    return (f"note: {what} is written for {written}, not for "
             f"{task_spelling(task_family, params)}; it is checked as written against the task "
             f"asked (give --task {written} for the task it is written for)")
+
+
+_HEADER = re.compile(r"^\s*//\s*(family|requires)\s*:(.*)$")
+
+
+def header(text: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """(family, requires) from a program's ``// family:`` and ``// requires: K=V ...``
+    comment lines (the library's metadata, also read in a user's file); None without a
+    family line."""
+    meta = {}
+    for _, line, _ in program_lines(text):
+        m = _HEADER.match(line)
+        if m:
+            meta[m.group(1)] = m.group(2).strip()
+    if not meta.get("family"):
+        return None
+    requires = tuple(tuple(kv.split("=", 1)) for kv in meta.get("requires", "").split()
+                     if "=" in kv)
+    return meta["family"], requires
+
+
+def variant_of(name_or_path: str, library: Mapping[str, Any], command: str,
+               task_family: str, params: Mapping[str, Any] | None) -> tuple[str | None, str]:
+    """(note, verdict suffix) for checking a program against a task: the note of
+    :func:`variant_note` when the program (a library entry, or a file with a ``// family:``
+    header) is written for another variant than the task asked, else (None, "")."""
+    name, path = resolve(name_or_path, library, command)
+    if name is not None:
+        entry = library[name]
+        what, found = f"library program {name}", (entry.family, entry.requires)
+    else:
+        what, found = f"program {path}", header(read_program_text(path))
+        if found is None:
+            return None, ""
+    note = variant_note(what, *found, task_family, params)
+    return note, (f" (the program is written for {written_for(*found)})" if note else "")
