@@ -61,3 +61,14 @@ def test_no_module_writes_the_task_registry_and_the_framework_never_imports_the_
         imported = {node.module for node in ast.walk(tree)
                     if isinstance(node, ast.ImportFrom) and node.module}
         assert "runner" not in imported, name
+
+
+def test_a_variant_that_fits_no_analysed_size_is_refused_with_its_sizes():
+    import pytest
+
+    from theorybench.errors import TaskParameterError
+    from theorybench.theories.runner import resolve_families
+
+    with pytest.raises(TaskParameterError, match="defined from n = 21 on"):
+        resolve_families(["sparse_parity:k=20"])
+    assert resolve_families(["khop:k=2", "khop:k=2", "khop:k=1"]) == ["khop:k=2", "khop"]
