@@ -137,3 +137,20 @@ def test_in_folder(tmp_path):
     assert in_folder("", "fig.png") == ""  # left to check_output to refuse
     with pytest.raises(ConfigError, match="empty"):
         check_output(in_folder(" ", "fig.png"))
+
+
+def test_dev_stdout_lands_in_order_in_a_redirected_file(tmp_path):
+    """-o /dev/stdout into a shell-redirected file: neither truncated nor renamed over, and
+    in order with the process's own output (a reopen would start at offset 0)."""
+    import subprocess
+    import sys
+    out = tmp_path / "o.txt"
+    code = ("from theorybench.safe_io import atomic_write, check_output\n"
+            "print('a', flush=True)\n"
+            "atomic_write(check_output('/dev/stdout'), 'b\\n')\n"
+            "print('c')\n")
+    with open(out, "w") as fh:
+        fh.write("0\n")
+        fh.flush()
+        subprocess.run([sys.executable, "-c", code], stdout=fh, check=True)
+    assert out.read_text() == "0\na\nb\nc\n"

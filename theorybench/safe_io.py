@@ -99,6 +99,8 @@ def check_output(path: PathLike, inputs: Iterable = (), force: bool = False,
     if "\x00" in text:
         raise ConfigError(f"{what} {text!r} contains a NUL byte; give a file path")
     p = Path(text)
+    if _in_place(p):
+        return p
     if p.is_dir():
         raise ConfigError(f"{what} {text} is a folder; give a file path (e.g. "
                           f"{p / ('output' + (_default_suffix(kind)))})")
@@ -106,8 +108,6 @@ def check_output(path: PathLike, inputs: Iterable = (), force: bool = False,
     if not parent.is_dir():
         why = "is a file, not a folder" if parent.exists() else "does not exist (create it first)"
         raise ConfigError(f"{what} {text} cannot be written: {p.parent} {why}")
-    if p.exists() and not p.is_file():
-        return p  # a device or a pipe: written in place
     if not os.access(parent, os.W_OK | os.X_OK):
         raise ConfigError(f"{what} {text} cannot be written: no permission to create files in "
                           f"{parent}")
@@ -139,6 +139,40 @@ def in_folder(path: PathLike, default_name: str) -> Path:
     return p / default_name if p.is_dir() else p
 
 
+def _in_place(path: PathLike) -> bool:
+    """A device or a pipe, also through a link, or a name under /dev or /proc: written in
+    place, not renamed over (``/dev/stdout`` resolves to ``pipe:[...]``, or to the file the
+    shell redirected to, which a rename would detach from the process's other output)."""
+    text = os.fspath(path)
+    if not os.path.exists(text) or os.path.isdir(text):
+        return False
+    return not os.path.isfile(text) or os.path.abspath(text).startswith(("/dev/", "/proc/"))
+
+
+_STD_FDS = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+
+
+def _open_in_place(path: PathLike, mode: str, encoding: str | None = None):
+    """A file object on a device or pipe. ``/dev/stdout``, ``/dev/stderr`` and
+    ``/dev/fd/N`` write through the process's own descriptor, so that the output lands
+    after what the process and the shell already wrote there (reopening the name would
+    start at offset 0 of a redirected file, and "w" would truncate it)."""
+    import sys
+    text = os.path.abspath(os.fspath(path))
+    fd = _STD_FDS.get(text)
+    for prefix in ("/dev/fd/", "/proc/self/fd/"):
+        if text.startswith(prefix) and text[len(prefix):].isdigit():
+            fd = int(text[len(prefix):])
+    if fd is None:
+        return open(path, mode.replace("w", "a"), encoding=encoding)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    return os.fdopen(os.dup(fd), mode, encoding=encoding)
+
+
 def _mode_for(target: Path) -> int:
     """The new file's permissions: the old file's, else what ``open`` gives under the umask."""
     try:
@@ -155,10 +189,10 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
     ``savefig``, ``torch.save``, sqlite); renamed over ``path`` when the block ends without
     an exception, removed otherwise. A symbolic link is followed (its target is replaced, the
     link kept); a device or pipe is yielded as is. The temporary name keeps the suffix."""
-    target = Path(os.path.realpath(path))
-    if target.exists() and not target.is_file():
-        yield target
+    if _in_place(path):
+        yield Path(path)
         return
+    target = Path(os.path.realpath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}",
                                dir=target.parent)
     os.close(fd)
@@ -179,6 +213,10 @@ def atomic_path(path: PathLike) -> Iterator[Path]:
 def atomic_write(path: PathLike, data: str | bytes, encoding: str = "utf-8") -> Path:
     """Write ``data`` (text in ``encoding``, or bytes) to ``path`` atomically; returns it."""
     raw = data.encode(encoding) if isinstance(data, str) else bytes(data)
+    if _in_place(path):
+        with _open_in_place(path, "wb") as fh:
+            fh.write(raw)
+        return Path(path)
     with atomic_path(path) as tmp:
         with open(tmp, "wb") as fh:
             fh.write(raw)
@@ -191,6 +229,10 @@ def atomic_open(path: PathLike, mode: str = "w", encoding: str | None = "utf-8")
     writers that stream, e.g. JSON lines)."""
     if "b" in mode:
         encoding = None
+    if _in_place(path):
+        with _open_in_place(path, mode, encoding) as fh:
+            yield fh
+        return
     with atomic_path(path) as tmp:
         with open(tmp, mode, encoding=encoding) as fh:
             yield fh
