@@ -94,6 +94,8 @@ def test_other_parameters_and_another_definition_are_refused(tmp_path):
     (lambda pt: pt.with_suffix(".json").unlink(), "no sidecar"),
     (lambda pt: pt.with_suffix(".json").write_text("{"), "not JSON"),
     (lambda pt: pt.with_suffix(".json").write_text("[]"), "not an object"),
+    (lambda pt: pt.with_suffix(".json").write_text("9" * 5000), "not JSON"),
+    (lambda pt: pt.with_suffix(".json").write_bytes(b"{\xff}"), "not UTF-8"),
     (lambda pt: _edit(pt, lambda m: m.pop("config")), "no field 'config'"),
     (lambda pt: _edit(pt, lambda m: m.update(config=[])), "'config' is a list"),
     (lambda pt: _edit(pt, lambda m: m["config"].update(width="8")), "'width' is a string"),

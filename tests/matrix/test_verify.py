@@ -131,3 +131,11 @@ def test_predictions_in_every_written_spelling_are_read(tmp_path):
     path.write_text(json.dumps([GOOD, "hard"]))
     with pytest.raises(StoreError, match="entry 1: is str, not an object"):
         load_predictions(path)
+
+
+def test_a_number_past_pythons_digit_limit_is_not_json(tmp_path):
+    # json.loads raises a bare ValueError there, which escaped as a traceback
+    path = tmp_path / "p.json"
+    path.write_text("[" + "9" * 5000 + "]")
+    with pytest.raises(StoreError, match=f"predictions file {path} is not JSON"):
+        load_predictions(path)

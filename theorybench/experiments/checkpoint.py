@@ -86,17 +86,23 @@ def _kind(v: Any) -> str:
                                                                          type(v).__name__)
 
 
+def _short(v: Any) -> str:
+    """``repr(v)``, cut to a readable length (an edited value can be any size)."""
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _read_sidecar(weights: Path, side: Path) -> dict:
+    size = side.stat().st_size
+    if size > MAX_SIDECAR_BYTES:
+        raise ConfigError(f"checkpoint sidecar {side} has {size:,} bytes, more than any "
+                          f"sidecar ({MAX_SIDECAR_BYTES:,}); is it the right file?")
     try:
-        size = side.stat().st_size
-        if size > MAX_SIDECAR_BYTES:
-            raise ConfigError(f"checkpoint sidecar {side} has {size:,} bytes, more than any "
-                              f"sidecar ({MAX_SIDECAR_BYTES:,}); is it the right file?")
         meta = json.loads(side.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"checkpoint sidecar {side} is not UTF-8 text (byte {exc.start}); "
                           f"{RETRAIN}") from None
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # not JSON, or a number past Python's 4300-digit limit
         raise ConfigError(f"checkpoint sidecar {side} is not JSON ({exc}); {RETRAIN}") from None
     if not isinstance(meta, dict):
         raise ConfigError(f"checkpoint sidecar {side} holds {_kind(meta)}, not an object with "
@@ -134,19 +140,19 @@ def _config(side: Path, meta: dict) -> ModelConfig:
         want = {"str": str, "float": (int, float)}.get(declared_type, int)
         if not isinstance(value, want) or isinstance(value, bool):
             raise ConfigError(f"checkpoint sidecar {side}: config field {name!r} is "
-                              f"{_kind(value)} ({value!r}), not "
+                              f"{_kind(value)} ({_short(value)}), not "
                               f"{'a string' if want is str else 'a number'}; {RETRAIN}")
     # ModelConfig divides by heads and nn.Dropout refuses p outside [0, 1] with bare
     # exceptions: both are checked here, where the file can be named
     for name, value in raw.items():
         if isinstance(value, int) and not isinstance(value, bool) and name != "dropout" \
                 and value < 1:
-            raise ConfigError(f"checkpoint sidecar {side}: config field {name!r} is {value}, "
-                              f"not a positive integer; {RETRAIN}")
+            raise ConfigError(f"checkpoint sidecar {side}: config field {name!r} is "
+                              f"{_short(value)}, not a positive integer; {RETRAIN}")
     dropout = raw.get("dropout", 0.0)
     if not (isinstance(dropout, (int, float)) and 0 <= dropout < 1):
-        raise ConfigError(f"checkpoint sidecar {side}: config field 'dropout' is {dropout!r}, "
-                          f"not a probability in [0, 1); {RETRAIN}")
+        raise ConfigError(f"checkpoint sidecar {side}: config field 'dropout' is "
+                          f"{_short(dropout)}, not a probability in [0, 1); {RETRAIN}")
     if raw.get("layers", 2) > MAX_LAYERS:
         raise ConfigError(f"checkpoint sidecar {side}: config field 'layers' is "
                           f"{raw['layers']}, more than {MAX_LAYERS}; {RETRAIN}")
@@ -231,8 +237,8 @@ def _check_task(weights: Path, side: Path, meta: dict, family: str, params: dict
             old = task_identity(spec["task"], spec.get("params") or {})
         except TaskParameterError as exc:
             raise ConfigError(f"checkpoint sidecar {side}: spec names task "
-                              f"{spec['task']!r}, which this theorybench does not know ({exc}); "
-                              f"{RETRAIN}") from None
+                              f"{_short(spec['task'])}, which this theorybench does not know "
+                              f"({exc}); {RETRAIN}") from None
         saved = _spell(old["family"], old["params"])
         if old["family"] != want["family"] or old["params"] != want["params"]:
             raise ConfigError(f"checkpoint {weights} is a model of {saved}, not of {asked}; "
@@ -277,7 +283,7 @@ def load_checkpoint(path: str | os.PathLike, task: str | None = None,
     version = meta.get("checkpoint_version", 1)
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise ConfigError(f"checkpoint sidecar {side}: field 'checkpoint_version' is "
-                          f"{version!r}, not a positive integer; {RETRAIN}")
+                          f"{_short(version)}, not a positive integer; {RETRAIN}")
     if version > CHECKPOINT_VERSION:
         raise ConfigError(f"checkpoint {weights} was written by a newer theorybench "
                           f"(checkpoint version {version}; this one reads 1 to "
