@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
-from .common import add_force, parse_range, parse_seed, print_json, print_table
+from .common import add_force, parse_range, path_arg, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -20,7 +20,8 @@ def register(sub) -> None:
     ls = p.add_subparsers(dest="llm_command", metavar="SUBCOMMAND")
 
     m = ls.add_parser("models", help="list the models of a model file")
-    m.add_argument("--models", help="model file (default: the packaged one, SmolLM2-135M)")
+    m.add_argument("--models", type=path_arg("the model file"),
+                   help="model file (default: the packaged one, SmolLM2-135M)")
     m.add_argument("--format", choices=("text", "json"), default="text")
     m.set_defaults(func=cmd_models)
 
@@ -28,7 +29,8 @@ def register(sub) -> None:
     e.add_argument("tasks", help=f"tasks: {tasks.SYNTAX}")
     e.add_argument("--n", required=True, help="sizes: A..B, A..B:STEP or A,B,C")
     e.add_argument("--model", help="model name in the model file (default: its first)")
-    e.add_argument("--models", help="model file (default: the packaged one)")
+    e.add_argument("--models", type=path_arg("the model file"),
+                   help="model file (default: the packaged one)")
     e.add_argument("--k", type=int, default=8, help="few-shot examples (default 8)")
     e.add_argument("--count", type=int, default=100, help="prompts per (task, n) (default 100)")
     e.add_argument("--scoring", choices=("loglik", "generate"), default="loglik")

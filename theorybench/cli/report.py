@@ -9,7 +9,7 @@ from pathlib import Path
 from ..experiments.store import DEFAULT_DB
 from ..matrix import verify as verify_mod
 from ..matrix.empirical import Thresholds
-from .common import add_force
+from .common import add_force, path_arg
 from .predict import _positive as max_n_type
 
 DEFAULT_OUT = "theorybench-report"
@@ -34,7 +34,7 @@ def register(sub) -> None:
     p = sub.add_parser("report", help="write the theory-versus-practice report from a store")
     p.add_argument("--db", default=DEFAULT_DB, help=f"results store (default {DEFAULT_DB})")
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    p.add_argument("--predictions", help="predictions JSON from `theorybench predict --format "
+    p.add_argument("--predictions", type=path_arg("the predictions file"), help="predictions JSON from `theorybench predict --format "
                    "json` (default: derive them now)")
     p.add_argument("--max-n", type=max_n_type, default=12, help="largest n for exact methods "
                    "when deriving predictions (default 12)")
@@ -43,9 +43,11 @@ def register(sub) -> None:
                         "agreement table: proven, verified, extrapolated, conditional, cited "
                         "(default: all decided cells)")
     p.add_argument("--sharpness", nargs="+", metavar="FILE.json", default=(),
+                   type=path_arg("a sharpness file"),
                    help="outputs of `theorybench sharpness ... --format json` to plot in the "
                         "report (sharpness versus n)")
     p.add_argument("--checkpoints", metavar="DIR", default=None,
+                   type=path_arg("the checkpoint folder"),
                    help="checkpoints written by `theorybench run --checkpoints DIR` (verify: "
                         "<out>/checkpoints): adds the trained models' average sensitivity")
     _thresholds(p)
@@ -59,9 +61,11 @@ def register(sub) -> None:
     p.add_argument("--max-n", type=max_n_type, default=12,
                    help="largest n for exact methods (default 12)")
     p.add_argument("--checkpoints", metavar="DIR", default=None,
+                   type=path_arg("the checkpoint folder"),
                    help="where the trained models are saved, for their average sensitivity "
                         "in the report (default <out>/checkpoints)")
     p.add_argument("--sharpness", nargs="+", metavar="FILE.json", default=(),
+                   type=path_arg("a sharpness file"),
                    help="outputs of `theorybench sharpness ... --format json` to plot in the "
                         "report")
     p.add_argument("--no-llm", action="store_true",

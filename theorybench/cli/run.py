@@ -32,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--threads", type=int, default=None,
                    help="torch threads per run (default: all cores, divided among pool workers)")
     p.add_argument("--checkpoints", default=None, metavar="DIR",
+                   type=path_arg("the checkpoint folder"),
                    help="save each run's weights and config in DIR")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="the summary (or the dry run's grid) as text (default) or JSON")
@@ -39,7 +40,7 @@ def register(sub) -> None:
                    help="the same as --format json")
     p.add_argument("--dry-run", action="store_true",
                    help="list the grid (tasks, sizes, configurations, run count) and stop")
-    p.add_argument("--models", default=None, metavar="FILE",
+    p.add_argument("--models", default=None, metavar="FILE", type=path_arg("the model file"),
                    help="llm line: model file (default: the packaged one, SmolLM2-135M)")
     p.add_argument("--model", nargs="+", default=None, metavar="NAME",
                    help="llm line: evaluate only these models of the model file")

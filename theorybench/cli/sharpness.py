@@ -8,7 +8,7 @@ import sys
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..experiments.sharpness import measure
-from .common import add_force, parse_range, parse_seed, print_json, print_table
+from .common import add_force, parse_range, path_arg, parse_seed, print_json, print_table
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def register(sub) -> None:
     mode.add_argument("--init", action="store_true", help="at initialisation (the default)")
     mode.add_argument("--train", type=int, metavar="STEPS",
                       help="train for at most STEPS steps here first (stops at 99%% accuracy)")
-    mode.add_argument("--trained", metavar="CHECKPOINT",
+    mode.add_argument("--trained", metavar="CHECKPOINT", type=path_arg("the checkpoint"),
                       help="a checkpoint .pt written by `theorybench run --checkpoints`")
     p.add_argument("--size", default="small", help="model size (default small)")
     p.add_argument("--seed", type=parse_seed, default=0)
