@@ -171,8 +171,13 @@ def test_llm_export_never_replaces_a_store(cli_exit, tmp_path):
                       str(out)), victim, before, "results store")
 
 
-@pytest.mark.parametrize("argv", [["export", "--db", ""], ["runs", "--db", " "],
-                                  ["run", "in-distribution", "--dry-run", "--db", ""]])
-def test_an_empty_db_path_is_named_as_empty(cli_exit, argv):
+@pytest.mark.parametrize("argv", [
+    ["export", "--db", ""], ["runs", "--db", " "],
+    ["run", "in-distribution", "--dry-run", "--db", ""],
+    # these were read as the current folder or silently dropped (exit 0)
+    ["run", "in-distribution", "--dry-run", "--checkpoints", ""],
+    ["llm", "models", "--models", ""], ["report", "--sharpness", ""],
+    ["sharpness", "parity", "--n", "4", "--trained", ""]])
+def test_an_empty_path_is_named_as_empty(cli_exit, argv):
     code, _, err = cli_exit(*argv)
-    assert code == 2 and "the path is empty" in err and "is a directory" not in err
+    assert code == 2 and "the path is empty" in err and "is a directory" not in err, err
