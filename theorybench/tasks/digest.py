@@ -62,7 +62,7 @@ def _parsed(name: str, file: str | None, stamp: tuple | None) -> str:
     module = sys.modules.get(name)
     try:
         source = inspect.getsource(module) if module is not None else None
-    except (OSError, TypeError):
+    except (OSError, TypeError, ValueError):  # no file, a built-in, undecodable bytes
         source = None
     if source is None:
         return f"<module {name} without source>"
