@@ -141,3 +141,100 @@ def test_exact_space_memory_checked_before_allocation(monkeypatch):
     monkeypatch.setattr(resources, "MEMORY_BUDGET", bytes_needed(1024) - 1)
     with pytest.raises(ResourceLimitError, match="smaller n"):
         evaluate_all(small)
+
+
+# ---- partial functions, sampled lower bounds, a family's series by n -------------------------
+
+def test_conflict_rows_are_a_sound_bound_for_partial_functions():
+    from types import SimpleNamespace
+    # f = 1 on the valid inputs x1 == x2: the rows [1, undefined] and [undefined, 1] are
+    # distinct, yet one message serves both prefixes
+    df = SimpleNamespace(choices=[[0, 1], [0, 1]], binary=True, length=2,
+                         evaluate=lambda x: np.ones(len(x), dtype=np.int64),
+                         valid=lambda x: x[:, 0] == x[:, 1], task=None)
+    assert cm.distinct_rows_by_split(df) == {1: 2}
+    assert cm.conflict_rows_by_split(df) == {1: 1}
+    # on a total function both counts agree (brute force: rows of the explicit matrix)
+    parity = tasks.get("parity", n=6).decision_view()[0]
+    assert cm.conflict_rows_by_split(parity) == cm.distinct_rows_by_split(parity)
+    # khop is partial (immediate repeats are invalid): the bound never exceeds the rows
+    khop = tasks.get("khop", n=5).decision_view()[0]
+    lower, rows = cm.conflict_rows_by_split(khop), cm.distinct_rows_by_split(khop)
+    assert all(1 <= lower[k] <= rows[k] for k in rows)
+
+
+def test_conflict_clique_against_brute_force():
+    import itertools
+    rng = np.random.default_rng(3)
+
+    def conflict(a, b):
+        return bool(((a >= 0) & (b >= 0) & (a != b)).any())
+
+    for _ in range(150):
+        m = rng.integers(-1, 2, size=(int(rng.integers(1, 7)), int(rng.integers(1, 4))))
+        m = cm.unique_rows(m[(m >= 0).any(axis=1)]) if (m >= 0).any() else m[:0]
+        if not len(m):
+            continue
+        rows = list(range(len(m)))
+        omega = max(len(c) for r in range(1, len(m) + 1) for c in itertools.combinations(rows, r)
+                    if all(conflict(m[a], m[b]) for a, b in itertools.combinations(c, 2)))
+        got = cm.conflict_clique(m)
+        assert 1 <= got <= omega  # a clique, hence a lower bound on the messages needed
+        if len(cm.unique_rows(m >= 0)) == 1:
+            assert got == len(m)  # one definedness pattern: every pair of rows conflicts
+
+
+def test_unique_rows_against_python_sets():
+    rng = np.random.default_rng(5)
+    m = rng.integers(-1, 3, size=(200, 4))
+    got = cm.unique_rows(m)
+    assert sorted(map(tuple, got.tolist())) == sorted(set(map(tuple, m.tolist())))
+
+
+def test_sampled_rows_lower_bound_against_exact():
+    rng = np.random.default_rng(0)
+    for fam, n, budget in [("edge_exists", 3, 1 << 14), ("edge_exists", 4, 1 << 15),
+                           ("reach_undirected", 4, 1 << 13)]:
+        df = tasks.get(fam, n=n).decision_view()[0]
+        lb = cm.sampled_rows_lower_bound(df, rng, budget=budget)
+        exact = cm.distinct_rows_by_split(df, [lb["split"]])[lb["split"]]
+        assert 1 <= lb["rows"] <= exact
+        if lb["prefixes"] == len(df.choices[0]) ** lb["split"]:  # every prefix drawn: exact
+            assert lb["rows"] == exact
+    index = tasks.get("index", n=5).decision_view()[0]
+    assert cm.sampled_rows_lower_bound(index, rng) is None  # partial (valid): not applicable
+
+
+def test_profile_exact_series_match_closed_forms():
+    # parity: 2 rows at every n; majority (odd n): (n+3)/2 rows at the middle split
+    # (prefix counts clipped, see test_closed_forms); index: 2^n rows, a clique of pairwise
+    # conflicting rows of the partial function (every data string is its own message)
+    parity = cm.communication_profile("parity", 1 << 14)
+    assert parity["method"] == "exact, max over splits" and len(parity["ns"]) >= 4
+    assert parity["max_rows"] == [2] * len(parity["ns"])
+    assert parity["lengths"] == parity["ns"]
+    maj = cm.communication_profile("majority", 1 << 14)
+    assert maj["max_rows"] == [(n + 3) // 2 for n in maj["ns"]]
+    index = cm.communication_profile("index", 1 << 14)
+    assert "clique of pairwise conflicting rows" in index["method"]
+    assert index["max_rows"] == [2 ** n for n in index["ns"]]
+    # only the n whose space fits are counted
+    for p, fam in ((parity, "parity"), (index, "index")):
+        assert all(tasks.get(fam, n=n).decision_view()[0].space_size() <= 1 << 14
+                   for n in p["ns"])
+
+
+def test_profile_falls_back_to_sampled_lower_bounds():
+    # at 2^12 inputs fewer than four n of edge_exists can be counted exactly: the series is
+    # the sampled lower bound, at most the exact count wherever that one is known
+    sampled = cm.communication_profile("edge_exists", 1 << 12)
+    assert sampled["method"].startswith("sampled lower bound")
+    assert len(sampled["ns"]) == len(sampled["prefixes"]) >= 4
+    exact = cm.communication_profile("edge_exists", 1 << 18)
+    assert exact["method"].startswith("exact")
+    for n, rows in zip(sampled["ns"], sampled["max_rows"]):
+        if n in exact["ns"]:
+            assert 1 <= rows <= exact["max_rows"][exact["ns"].index(n)]
+    # the same seed, the same series (the profile is cached, so compare a fresh one)
+    again = cm.communication_profile.__wrapped__("edge_exists", 1 << 12, seed=0)
+    assert again == sampled

@@ -157,22 +157,6 @@ def test_library_programs_use_no_positional_predicates():
     assert sparse_program("all", (1, 2)).imports == []
 
 
-def test_sampled_rows_lower_bound_against_exact():
-    from theorybench.formal.communication import distinct_rows_by_split
-    from theorybench.theories.crasp import sampled_rows_lower_bound
-    rng = np.random.default_rng(0)
-    for fam, n, budget in [("edge_exists", 3, 1 << 14), ("edge_exists", 4, 1 << 15),
-                           ("reach_undirected", 4, 1 << 13)]:
-        df = tasks.get(fam, n=n).decision_view()[0]
-        lb = sampled_rows_lower_bound(df, rng, budget=budget)
-        exact = distinct_rows_by_split(df, [lb["split"]])[lb["split"]]
-        assert 1 <= lb["rows"] <= exact
-        if lb["prefixes"] == len(df.choices[0]) ** lb["split"]:  # every prefix drawn: exact
-            assert lb["rows"] == exact
-    index = tasks.get("index", n=5).decision_view()[0]
-    assert sampled_rows_lower_bound(index, rng) is None  # partial (valid): not applicable
-
-
 # ---- soundness of the non-aperiodic rule: undefined lengths and the domain -------------------
 
 def _odd_only_all(monkeypatch):
@@ -219,50 +203,6 @@ def test_domain_problem_on_known_domains():
     assert why is not None and "not star-free" in why
     out = THEORY.non_aperiodic("dyck_bounded", CTX)
     assert isinstance(out, RuleSkip) and "not star-free" in out.reason
-
-
-def test_conflict_rows_are_a_sound_bound_for_partial_functions():
-    from types import SimpleNamespace
-
-    from theorybench.formal.communication import distinct_rows_by_split
-    from theorybench.theories.crasp import conflict_rows_by_split
-    # f = 1 on the valid inputs x1 == x2: the rows [1, undefined] and [undefined, 1] are
-    # distinct, yet one message serves both prefixes
-    df = SimpleNamespace(choices=[[0, 1], [0, 1]], binary=True, length=2,
-                         evaluate=lambda x: np.ones(len(x), dtype=np.int64),
-                         valid=lambda x: x[:, 0] == x[:, 1], task=None)
-    assert distinct_rows_by_split(df) == {1: 2}
-    assert conflict_rows_by_split(df) == {1: 1}
-    # on a total function both counts agree (brute force: rows of the explicit matrix)
-    parity = tasks.get("parity", n=6).decision_view()[0]
-    assert conflict_rows_by_split(parity) == distinct_rows_by_split(parity)
-    # khop is partial (immediate repeats are invalid): the bound never exceeds the rows
-    khop = tasks.get("khop", n=5).decision_view()[0]
-    lower, rows = conflict_rows_by_split(khop), distinct_rows_by_split(khop)
-    assert all(1 <= lower[k] <= rows[k] for k in rows)
-
-
-def test_conflict_clique_against_brute_force():
-    import itertools
-
-    from theorybench.theories.crasp import _conflict_clique, _unique_rows
-    rng = np.random.default_rng(3)
-
-    def conflict(a, b):
-        return bool(((a >= 0) & (b >= 0) & (a != b)).any())
-
-    for _ in range(150):
-        m = rng.integers(-1, 2, size=(int(rng.integers(1, 7)), int(rng.integers(1, 4))))
-        m = _unique_rows(m[(m >= 0).any(axis=1)]) if (m >= 0).any() else m[:0]
-        if not len(m):
-            continue
-        rows = list(range(len(m)))
-        omega = max(len(c) for r in range(1, len(m) + 1) for c in itertools.combinations(rows, r)
-                    if all(conflict(m[a], m[b]) for a, b in itertools.combinations(c, 2)))
-        got = _conflict_clique(m)
-        assert 1 <= got <= omega  # a clique, hence a lower bound on the messages needed
-        if len(_unique_rows(m >= 0)) == 1:
-            assert got == len(m)  # one definedness pattern: every pair of rows conflicts
 
 
 def test_library_programs_proved_by_induction_make_the_cell_proven():

@@ -25,16 +25,24 @@ output value; a prefix whose whole row is undefined (it has no valid completion)
 counted, since it never occurs. For a total function the count is exact; for a partial
 function it is the number of distinct rows of the partial matrix, which is an upper bound
 on the minimal message count (a protocol may merge rows that agree wherever both are
-defined - finding the fewest such merges is graph colouring and not attempted here).
+defined - finding the fewest such merges is graph colouring). A sound LOWER bound for a
+partial function is a clique of pairwise conflicting rows (:func:`conflict_rows_by_split`).
+
+Where the space is too large to enumerate, :func:`sampled_rows_lower_bound` counts the
+exact rows of sampled prefixes (a lower bound), and :func:`communication_profile` gives a
+family's row counts by n, exact where the space allows and sampled otherwise: the
+measurements behind the C-RASP communication rule (:mod:`theorybench.theories.crasp`).
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Iterable
+from typing import Any, Iterable
 
 import numpy as np
 
+from .. import tasks
 from ..errors import EnumerationTooLarge, TaskParameterError
 from .resources import check_memory, fmt_count
 
@@ -259,6 +267,155 @@ def communication_matrix(df, k: int, limit: int = 1 << 16) -> np.ndarray:
     return values.reshape(math.prod(radices[:k]), math.prod(radices[k:]))
 
 
+# ---- partial functions: rows that must get different messages --------------------------------
+#: Most distinct rows at one split for which the greedy clique is extended across patterns.
+GREEDY_ROWS = 4096
+
+
+def unique_rows(rows: np.ndarray) -> np.ndarray:
+    """Distinct rows, fast: each row viewed as one opaque item (order is irrelevant)."""
+    rows = np.ascontiguousarray(rows)
+    flat = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))[:, 0]
+    _, first = np.unique(flat, return_index=True)
+    return rows[first]
+
+
+def conflict_clique(distinct: np.ndarray) -> int:
+    """Size of a clique of pairwise conflicting rows (rows that differ at a column where
+    both are defined; -1 = undefined): the largest group of rows with one definedness
+    pattern (any two differ where both are defined), greedily extended (up to
+    GREEDY_ROWS rows) by rows - most defined entries first - that conflict with every
+    row already chosen."""
+    defined = distinct >= 0
+    patterns = unique_rows(defined)
+    if len(patterns) == 1:
+        return int(len(distinct))
+    flat = np.ascontiguousarray(defined).view(np.dtype((np.void, defined.shape[1])))[:, 0]
+    _, pattern = np.unique(flat, return_inverse=True)
+    pattern = pattern.reshape(-1)
+    counts = np.bincount(pattern)
+    best = int(counts.argmax())
+    if len(distinct) > GREEDY_ROWS:
+        return int(counts[best])
+    clique = distinct[pattern == best]
+    rest = np.flatnonzero(pattern != best)
+    for r in rest[np.argsort(-defined[rest].sum(axis=1), kind="stable")]:
+        row = distinct[r]
+        both = (clique >= 0) & (row >= 0)
+        if (both & (clique != row)).any(axis=1).all():
+            clique = np.vstack([clique, row])
+    return int(len(clique))
+
+
+def conflict_rows_by_split(df, limit: int = DEFAULT_LIMIT) -> dict[int, int]:
+    """For a PARTIAL decision function (``df.valid``): a sound lower bound on the number of
+    one-way messages at each split. Two prefixes need different messages iff their rows
+    differ at a column where both are defined (they "conflict"); the fewest messages is
+    the chromatic number of the conflict graph, and any clique bounds it from below.
+    Counting all distinct rows would NOT be a lower bound: rows that differ only in where
+    they are undefined may share a message. The clique is :func:`conflict_clique` (all
+    distinct rows where every live prefix has the same definedness pattern, e.g. a split
+    inside index's data bits). Prefixes with no valid completion are ignored; for a
+    total function the count is the number of distinct rows."""
+    values = evaluate_all(df, limit)
+    sizes = _radices(df)
+    out = {}
+    for k in range(1, len(sizes)):
+        rows = values.reshape(math.prod(sizes[:k]), -1)
+        rows = rows[(rows >= 0).any(axis=1)]
+        out[k] = conflict_clique(unique_rows(rows)) if len(rows) else 0
+    return out
+
+
+# ---- sampled lower bound, for spaces too large to enumerate ----------------------------------
+#: Evaluations per n for the sampled lower bound (prefix samples x all suffixes).
+SAMPLED_BUDGET = 1 << 16
+#: Largest suffix space (columns) enumerated for the sampled lower bound.
+SAMPLED_COLUMNS = 256
+
+
+def sampled_rows_lower_bound(df, rng: np.random.Generator, budget: int = SAMPLED_BUDGET):
+    """A lower bound on the distinct rows of ``df``'s communication matrix when the full
+    space is too large: at the split k with the shortest prefix whose suffix space has at
+    most SAMPLED_COLUMNS columns, prefixes drawn from the task's distribution get their
+    EXACT rows (every suffix evaluated); distinct rows among them are distinct rows of the
+    matrix. Only for total functions (no ``valid``). None if not applicable or saturated
+    (rows >= half the distinct prefixes drawn: the sample, not the task, is the limit)."""
+    if df.valid is not None:
+        return None
+    sizes = [len(c) for c in df.choices]
+    k = next((k for k in range(1, len(sizes)) if math.prod(sizes[k:]) <= SAMPLED_COLUMNS), None)
+    if k is None:
+        return None
+    cols = math.prod(sizes[k:])
+    grids = np.meshgrid(*[np.asarray(c, dtype=np.int64) for c in df.choices[k:]], indexing="ij")
+    suffixes = np.stack([g.reshape(-1) for g in grids], axis=1)
+    draws = max(16, budget // cols)
+    prefixes = np.unique(np.asarray(df.sample(rng, draws))[:, :k], axis=0)
+    x = np.concatenate([np.repeat(prefixes, cols, axis=0), np.tile(suffixes, (len(prefixes), 1))],
+                       axis=1)
+    values = np.asarray(df.evaluate(x)).reshape(len(prefixes), cols)
+    rows = len(np.unique(values, axis=0))
+    if 2 * rows >= len(prefixes) and 10 * len(prefixes) >= 9 * draws:
+        return None  # nearly every draw a new prefix and a new row: the sample is the limit
+    return {"rows": rows, "split": k, "prefixes": int(len(prefixes)), "columns": cols}
+
+
+# ---- a family's row counts by n ------------------------------------------------------------
+@functools.lru_cache(maxsize=64)
+def communication_profile(family: str, max_space: int, seed: int = 0) -> dict[str, Any]:
+    """Distinct-row counts of the main decision function by n: EXACT (max over all splits;
+    for partial functions the sound bound of :func:`conflict_rows_by_split`) at the n of
+    the family's ``analysis_ns`` (and a few more within its range) whose input space is at most
+    ``max_space``; if fewer than four n allow that, the SAMPLED lower bounds of
+    :func:`sampled_rows_lower_bound` at every n instead (one method per series, so that
+    the growth fit compares like with like)."""
+    cls = tasks.family(family)
+    low = min(cls.analysis_ns)  # below the family's analysis range instances degenerate
+    extra = {n for n in (2, 3, 4, 6, 8) if n >= low}  # (index_parity at n = k = 3)
+    insts = []
+    for n in sorted(set(cls.analysis_ns) | extra):
+        try:
+            task = tasks.get(family, n=n)
+        except TaskParameterError:  # an n the family does not take (e.g. even majority)
+            continue
+        if task.decision_view()[0].length >= 2:
+            insts.append(task)
+    exact = {"ns": [], "lengths": [], "max_rows": [], "argmax_split": [],
+             "method": "exact, max over splits"}
+    if insts and insts[0].decision_view()[0].valid is not None:
+        exact["method"] = ("exact, max over splits, of rows that must get different messages "
+                           "(partial function: a clique of pairwise conflicting rows)")
+    for task in insts:
+        df = task.decision_view()[0]
+        if df.space_size() > max_space:
+            continue
+        table = (distinct_rows_by_split(df, limit=max_space) if df.valid is None
+                 else conflict_rows_by_split(df, limit=max_space))
+        k, r = max(table.items(), key=lambda kv: kv[1])
+        exact["ns"].append(task.n)
+        exact["lengths"].append(int(df.length))
+        exact["max_rows"].append(int(r))
+        exact["argmax_split"].append(int(k))
+    if len(exact["ns"]) >= 4:
+        return exact
+    rng = np.random.default_rng(seed)
+    sampled = {"ns": [], "lengths": [], "max_rows": [], "argmax_split": [], "prefixes": [],
+               "method": "sampled lower bound (exact rows of sampled prefixes, all suffixes)"}
+    for task in insts:
+        lb = sampled_rows_lower_bound(task.decision_view()[0], rng)
+        if lb is None:
+            break
+        sampled["ns"].append(task.n)
+        sampled["lengths"].append(int(task.decision_view()[0].length))
+        sampled["max_rows"].append(lb["rows"])
+        sampled["argmax_split"].append(lb["split"])
+        sampled["prefixes"].append(lb["prefixes"])
+    return sampled if len(sampled["ns"]) > len(exact["ns"]) else exact
+
+
 __all__ = ["distinct_rows_by_split", "distinct_rows_from_values", "one_way_cc", "b0_bandwidth",
            "communication_matrix", "evaluate_all", "bytes_needed", "class_ids_by_split", "bits", "space_size",
-           "DEFAULT_LIMIT"]
+           "DEFAULT_LIMIT", "unique_rows", "conflict_clique", "conflict_rows_by_split",
+           "sampled_rows_lower_bound", "communication_profile", "GREEDY_ROWS", "SAMPLED_BUDGET",
+           "SAMPLED_COLUMNS"]

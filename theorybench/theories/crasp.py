@@ -28,10 +28,12 @@ Rules, in order:
    with P count terms is simulated by a one-way message naming the P counts at the split
    (each in 0..n), so the number of distinct rows of the communication matrix is at most
    (n+1)^P and P >= log2(rows) / log2(n+1) (docs/theories.md §4). If the exact one-way
-   complexity (max over splits, :mod:`.communication`) grows faster than c * log n, no
-   fixed program exists -> Hard, with the implied lower bound on P by n in the evidence.
+   complexity (max over splits, :func:`.formal.communication.communication_profile`)
+   grows faster than c * log n, no fixed program exists -> Hard, with the implied lower
+   bound on P by n in the evidence.
    For a partial function (``valid``) distinct rows over-count the messages needed, so the
-   count is a clique of pairwise conflicting rows (:func:`conflict_rows_by_split`).
+   count is a clique of pairwise conflicting rows
+   (:func:`.formal.communication.conflict_rows_by_split`).
    Where fewer than four n can be counted exactly (graph tasks), the series is a sampled
    LOWER bound instead (exact rows of sampled prefixes over all suffixes at one split),
    which can only under-state the growth. "Faster than c log n" is judged on the measured
@@ -45,7 +47,6 @@ Rules, in order:
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -54,6 +55,7 @@ import numpy as np
 from .. import tasks
 from ..errors import TaskParameterError
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
+from ..formal.communication import communication_profile
 from ..formal.growth import classify_growth
 
 YC24 = "Yang & Chiang, 'Counting like transformers', COLM 2024 (arXiv 2404.04393)"
@@ -77,146 +79,6 @@ def _instances(family: str, ns) -> list:
         except TaskParameterError:
             continue
     return out
-
-
-#: Evaluations per n for the sampled lower bound (prefix samples x all suffixes).
-SAMPLED_BUDGET = 1 << 16
-#: Largest suffix space (columns) enumerated for the sampled lower bound.
-SAMPLED_COLUMNS = 256
-
-
-def sampled_rows_lower_bound(df, rng: np.random.Generator, budget: int = SAMPLED_BUDGET):
-    """A lower bound on the distinct rows of ``df``'s communication matrix when the full
-    space is too large: at the split k with the shortest prefix whose suffix space has at
-    most SAMPLED_COLUMNS columns, prefixes drawn from the task's distribution get their
-    EXACT rows (every suffix evaluated); distinct rows among them are distinct rows of the
-    matrix. Only for total functions (no ``valid``). None if not applicable or saturated
-    (rows >= half the distinct prefixes drawn: the sample, not the task, is the limit)."""
-    if df.valid is not None:
-        return None
-    sizes = [len(c) for c in df.choices]
-    k = next((k for k in range(1, len(sizes)) if math.prod(sizes[k:]) <= SAMPLED_COLUMNS), None)
-    if k is None:
-        return None
-    cols = math.prod(sizes[k:])
-    grids = np.meshgrid(*[np.asarray(c, dtype=np.int64) for c in df.choices[k:]], indexing="ij")
-    suffixes = np.stack([g.reshape(-1) for g in grids], axis=1)
-    draws = max(16, budget // cols)
-    prefixes = np.unique(np.asarray(df.sample(rng, draws))[:, :k], axis=0)
-    x = np.concatenate([np.repeat(prefixes, cols, axis=0), np.tile(suffixes, (len(prefixes), 1))],
-                       axis=1)
-    values = np.asarray(df.evaluate(x)).reshape(len(prefixes), cols)
-    rows = len(np.unique(values, axis=0))
-    if 2 * rows >= len(prefixes) and 10 * len(prefixes) >= 9 * draws:
-        return None  # nearly every draw a new prefix and a new row: the sample is the limit
-    return {"rows": rows, "split": k, "prefixes": int(len(prefixes)), "columns": cols}
-
-
-#: Most distinct rows at one split for which the greedy clique is extended across patterns.
-GREEDY_ROWS = 4096
-
-
-def _unique_rows(rows: np.ndarray) -> np.ndarray:
-    """Distinct rows, fast: each row viewed as one opaque item (order is irrelevant)."""
-    rows = np.ascontiguousarray(rows)
-    flat = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1])))[:, 0]
-    _, first = np.unique(flat, return_index=True)
-    return rows[first]
-
-
-def _conflict_clique(distinct: np.ndarray) -> int:
-    """Size of a clique of pairwise conflicting rows (rows that differ at a column where
-    both are defined; -1 = undefined): the largest group of rows with one definedness
-    pattern (any two differ where both are defined), greedily extended (up to
-    GREEDY_ROWS rows) by rows - most defined entries first - that conflict with every
-    row already chosen."""
-    defined = distinct >= 0
-    patterns = _unique_rows(defined)
-    if len(patterns) == 1:
-        return int(len(distinct))
-    flat = np.ascontiguousarray(defined).view(np.dtype((np.void, defined.shape[1])))[:, 0]
-    _, pattern = np.unique(flat, return_inverse=True)
-    pattern = pattern.reshape(-1)
-    counts = np.bincount(pattern)
-    best = int(counts.argmax())
-    if len(distinct) > GREEDY_ROWS:
-        return int(counts[best])
-    clique = distinct[pattern == best]
-    rest = np.flatnonzero(pattern != best)
-    for r in rest[np.argsort(-defined[rest].sum(axis=1), kind="stable")]:
-        row = distinct[r]
-        both = (clique >= 0) & (row >= 0)
-        if (both & (clique != row)).any(axis=1).all():
-            clique = np.vstack([clique, row])
-    return int(len(clique))
-
-
-def conflict_rows_by_split(df, limit: int = CC_LIMIT) -> dict[int, int]:
-    """For a PARTIAL decision function (``df.valid``): a sound lower bound on the number of
-    one-way messages at each split. Two prefixes need different messages iff their rows
-    differ at a column where both are defined (they "conflict"); the fewest messages is
-    the chromatic number of the conflict graph, and any clique bounds it from below.
-    Counting all distinct rows would NOT be a lower bound: rows that differ only in where
-    they are undefined may share a message. The clique is :func:`_conflict_clique` (all
-    distinct rows where every live prefix has the same definedness pattern, e.g. a split
-    inside index's data bits). Prefixes with no valid completion are ignored; for a
-    total function the count is the number of distinct rows."""
-    from ..formal.communication import evaluate_all
-    values = evaluate_all(df, limit)
-    sizes = [len(c) for c in df.choices]
-    out = {}
-    for k in range(1, len(sizes)):
-        rows = values.reshape(math.prod(sizes[:k]), -1)
-        rows = rows[(rows >= 0).any(axis=1)]
-        out[k] = _conflict_clique(_unique_rows(rows)) if len(rows) else 0
-    return out
-
-
-@functools.lru_cache(maxsize=64)
-def communication_profile(family: str, max_space: int = CC_LIMIT, seed: int = 0) -> dict[str, Any]:
-    """Distinct-row counts of the main decision function by n: EXACT (max over all splits;
-    for partial functions the sound bound of :func:`conflict_rows_by_split`) at the n of
-    the family's ``analysis_ns`` (and a few more within its range) whose input space is at most
-    ``max_space``; if fewer than four n allow that, the SAMPLED lower bounds of
-    :func:`sampled_rows_lower_bound` at every n instead (one method per series, so that
-    the growth fit compares like with like)."""
-    from ..formal.communication import distinct_rows_by_split
-    cls = tasks.family(family)
-    low = min(cls.analysis_ns)  # below the family's analysis range instances degenerate
-    extra = {n for n in (2, 3, 4, 6, 8) if n >= low}  # (index_parity at n = k = 3)
-    insts = [t for t in _instances(family, sorted(set(cls.analysis_ns) | extra))
-             if t.decision_view()[0].length >= 2]
-    exact = {"ns": [], "lengths": [], "max_rows": [], "argmax_split": [],
-             "method": "exact, max over splits"}
-    if insts and insts[0].decision_view()[0].valid is not None:
-        exact["method"] = ("exact, max over splits, of rows that must get different messages "
-                           "(partial function: a clique of pairwise conflicting rows)")
-    for task in insts:
-        df = task.decision_view()[0]
-        if df.space_size() > max_space:
-            continue
-        table = (distinct_rows_by_split(df, limit=max_space) if df.valid is None
-                 else conflict_rows_by_split(df, limit=max_space))
-        k, r = max(table.items(), key=lambda kv: kv[1])
-        exact["ns"].append(task.n)
-        exact["lengths"].append(int(df.length))
-        exact["max_rows"].append(int(r))
-        exact["argmax_split"].append(int(k))
-    if len(exact["ns"]) >= 4:
-        return exact
-    rng = np.random.default_rng(seed)
-    sampled = {"ns": [], "lengths": [], "max_rows": [], "argmax_split": [], "prefixes": [],
-               "method": "sampled lower bound (exact rows of sampled prefixes, all suffixes)"}
-    for task in insts:
-        lb = sampled_rows_lower_bound(task.decision_view()[0], rng)
-        if lb is None:
-            break
-        sampled["ns"].append(task.n)
-        sampled["lengths"].append(int(task.decision_view()[0].length))
-        sampled["max_rows"].append(lb["rows"])
-        sampled["argmax_split"].append(lb["split"])
-        sampled["prefixes"].append(lb["prefixes"])
-    return sampled if len(sampled["ns"]) > len(exact["ns"]) else exact
 
 
 #: The rule fires when cc(n) = a + b log2(n+1) + c n fits with c at least this many bits
