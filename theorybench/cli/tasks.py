@@ -50,7 +50,8 @@ def _rng(seed: int) -> np.random.Generator:
 #: lists its library in ``theorybench.registry.LIBRARIES``.
 ARTIFACT_MODULES = ("theorybench.formal.crasp.programs", "theorybench.formal.brasp.programs",
                     "theorybench.formal.circuits.builders", "theorybench.proofs.circuits",
-                    "theorybench.formal.mpc.algorithms", "theorybench.formal.bapo.library",
+                    "theorybench.formal.mpc.algorithms", "theorybench.formal.mpc.cycles",
+                    "theorybench.formal.bapo.library",
                     "theorybench.constructions", "theorybench.proofs.counter_machines")
 
 

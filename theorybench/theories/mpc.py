@@ -153,11 +153,12 @@ class MPCTheory(Theory):
     @rule("checked reduction from 1-cycle vs 2-cycles", Basis.REDUCTION)
     def cycles(self, family: str, ctx: Context):
         """1-cycle vs 2-cycles reduces to the family -> Hard, conditional on the conjecture."""
-        if family.split(":", 1)[0] not in ("reach_directed", "reach_undirected"):
-            return RuleSkip("no reduction from 1-cycle vs 2-cycles into this family is known here")
-        from ..formal.mpc.cycles import double_cover_reduction
+        from ..formal.mpc.cycles import CYCLE_REDUCTIONS
 
-        red = double_cover_reduction(family)
+        found = CYCLE_REDUCTIONS.for_task(family.split(":", 1)[0])
+        if not found:
+            return RuleSkip("no reduction from 1-cycle vs 2-cycles into this family is known here")
+        red = found[0][1](family)
         chk = red.check([6, 10], samples=100, rng=np.random.default_rng(ctx.seed))
         if not chk.ok:
             return RuleSkip("the reduction failed its check", {"check": chk.to_dict()})

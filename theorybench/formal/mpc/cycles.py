@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...registry import BUILTIN, artifact_library
 from .. import reductions as R
 
 
@@ -107,4 +108,10 @@ def double_cover_reduction(family: str) -> "R.Reduction":
                        doc="bipartite double cover; query (v_0 copy 0, v_0 copy 1)")
 
 
-__all__ = ["cycles_problem", "double_cover_reduction", "sample_cycles", "two_cycles_label"]
+#: Reductions from 1-cycle vs 2-cycles per task family (the registry idiom of
+#: :mod:`theorybench.registry`): each is ``make(family) -> Reduction``.
+CYCLE_REDUCTIONS = artifact_library("1-vs-2-cycles reduction", column="MPC reduction")
+CYCLE_REDUCTIONS.add(double_cover_reduction, "reach_directed", "reach_undirected", origin=BUILTIN)
+
+
+__all__ = ["CYCLE_REDUCTIONS", "cycles_problem", "double_cover_reduction", "sample_cycles", "two_cycles_label"]
