@@ -184,8 +184,12 @@ def test_sensitivity_rules_evidence():
     p = st.SensitivityTheory().predict("parity", Context(max_n=10))
     ev = p.evidence
     assert p.rule == "linear average sensitivity" and p.basis == Basis.LOWER_BOUND
-    assert [r["n"] for r in ev["values"]] == [4, 6, 8, 10]
-    assert all(r["exact"] and r["average_sensitivity"] == r["n"] for r in ev["values"])
+    exact = [r for r in ev["values"] if r["exact"]]
+    assert [r["n"] for r in exact] == [4, 6, 8, 10]
+    # then sampled estimates at larger n (parity: s(x) = n for every x, so exact values)
+    assert [r["n"] for r in ev["values"] if not r["exact"]][:2] == [16, 24]
+    assert all(r["average_sensitivity"] == r["n"] for r in ev["values"])
+    assert "sampled estimates" in ev["sampled"]
     assert ev["thresholds"]["hard_ratio_floor"] == st.HARD_FLOOR
     assert ev["task_distribution"]["average_sensitivity"] == 10
     check_json(ev)
@@ -227,10 +231,15 @@ def test_sensitivity_unknown_when_nothing_can_be_computed(monkeypatch):
 ])
 def test_sensitivity_thresholds_on_synthetic_profiles(monkeypatch, slope, lo, hi, ratio,
                                                        verdict):
-    prof = {"values": [{"n": 8, "average_sensitivity": 4.0}], "skipped": [],
-            "local_exponent": slope,
+    # the growth classifier's decision agrees with the slope here (its own tests are in
+    # tests/formal/test_growth.py); the thresholds on slope and ratio are what varies
+    fits = {"poly": {"fits": True, "params": {"c": slope}}}
+    prof = {"values": [{"n": 20, "average_sensitivity": 4.0, "free_positions": 20}],
+            "skipped": [], "local_exponent": slope,
             "local_exponent_range": [lo, hi], "min_ratio_larger_half": ratio,
-            "larger_half_ns": [8, 10], "fit": {"kind": "poly", "formula": "~ n^c"}}
+            "larger_half_ns": [8, 10],
+            "fit": {"kind": "poly", "formula": "~ n^c", "exponent": slope, "decided": True,
+                    "ambiguous_with": [], "candidates": fits, "reason": "fitted"}}
     monkeypatch.setattr(st, "sensitivity_profile", lambda family, ctx=None: dict(prof))
     p = st.SensitivityTheory().predict("parity")
     assert p.verdict == verdict

@@ -8,6 +8,7 @@ that an error instead.
 from __future__ import annotations
 
 import sys
+from statistics import NormalDist
 
 import numpy as np
 
@@ -133,8 +134,16 @@ def cmd_sensitivity(args) -> int:
             shown = ", ".join(f"{k:g}: {v:.4f}" for k, v in sorted(r.histogram.items()))
             print(f"n={n}: P(s = k) {{{shown}}}")
     if len(ns) >= 3 and all(b > a for a, b in zip(ns, ns[1:])):
-        fit = classify_growth(ns, [r.value for r in results])
-        print(f"growth: {fit.kind}, {fit.formula} (relative RMSE {fit.rel_rmse:.3g})")
+        # standard errors of sampled estimates weight the fit (exact values: none)
+        z = NormalDist().inv_cdf(0.5 + args.confidence / 2)
+        fit = classify_growth(ns, [r.value for r in results],
+                              sigma=[(r.ci_high - r.ci_low) / (2 * z) for r in results])
+        note = (f"; {', '.join(fit.ambiguous_with)} also fit{'s' if len(fit.ambiguous_with) == 1 else ''}"
+                if fit.ambiguous_with else "")
+        if not fit.decided:
+            note = "; undecided: no class fits within the uncertainties, the closest is shown"
+        print(f"growth: {fit.kind}, {fit.formula} on n = {fit.window} (relative RMSE "
+              f"{fit.rel_rmse:.3g}{note})")
     else:
         print("growth: needs at least three increasing n")
     print("as/n divides by the number of positions with more than one choice.")
