@@ -321,5 +321,5 @@ def artifact_library(kind: str, modules: Iterable[str] | Callable[[], Iterable[s
     return lib
 
 
-__all__ = ["Registry", "Library", "ByFamily", "Entry", "LIBRARIES", "artifact_library", "family_of", "origin_of",
-           "did_you_mean", "BUILTIN"]
+__all__ = ["Registry", "Library", "ByFamily", "Entry", "LIBRARIES", "artifact_library",
+           "family_of", "origin_of", "did_you_mean", "BUILTIN"]

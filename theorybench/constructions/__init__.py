@@ -48,5 +48,5 @@ def build(task: str, n: int, **params) -> Construction:
     return BUILDERS[task](tasks.get(task, n=n, **params))
 
 
-__all__ = ["BUILDERS", "CONSTRUCTIONS", "Certificate", "Construction", "SetTransformer", "Weights", "build",
-           "margins", "supported"]
+__all__ = ["BUILDERS", "CONSTRUCTIONS", "Certificate", "Construction", "SetTransformer",
+           "Weights", "build", "margins", "supported"]

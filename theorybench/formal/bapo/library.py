@@ -357,5 +357,5 @@ def _dyck_bounded_protocols(task) -> list[Protocol]:
     return out
 
 
-__all__ = ["PROTOCOLS", "protocols_for", "row_class_protocol", "fold_protocol", "attend_support_protocol",
-           "majority_protocol", "query_protocol", "trivial_protocol"]
+__all__ = ["PROTOCOLS", "protocols_for", "row_class_protocol", "fold_protocol",
+           "attend_support_protocol", "majority_protocol", "query_protocol", "trivial_protocol"]
