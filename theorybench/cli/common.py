@@ -221,9 +221,6 @@ def path_arg(what: str):
     def parse(text: str) -> str:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"the path is empty; give the path of {what}")
-        if "\x00" in text:
-            raise argparse.ArgumentTypeError(f"{text!r} contains a NUL byte; give a file path "
-                                             f"for {what}")
         return text
 
     parse.__name__ = "path"
