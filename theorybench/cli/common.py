@@ -203,9 +203,9 @@ def _json_default(o: Any):
 
 
 #: What --force allows, said the same way by every command that writes a file.
-FORCE_HELP = ("write {what} even where it is one of this command's inputs or an existing "
-              "file of another kind (a results store, a checkpoint, a .cr/.br program, a .py "
-              "task file); without it such an output is refused before any work. Outputs are "
+FORCE_HELP = ("write {what} even over one of this command's inputs or over an existing file "
+              "of another kind (a results store, a checkpoint, a .cr/.br program, a .py task "
+              "file); without --force such an output is refused before any work. Outputs are "
               "always written to a temporary file and renamed into place")
 
 
