@@ -76,3 +76,10 @@ def test_lists_keep_the_parameters_as_written():
     # run specs are stored under the parameters the user wrote (khop:k=1 keeps k=1)
     assert tasks.parse_task_list("khop:k=1,khop") == [("khop", {"k": 1}), ("khop", {})]
     assert tasks.parse_refs("khop:k=1,khop") == ["khop", "khop"]
+
+
+def test_a_bare_comma_value_in_a_list_says_to_use_brackets():
+    with pytest.raises(TaskParameterError, match=r"positions=\[1,5,\.\.\.\]"):
+        tasks.parse_refs("sparse_parity:positions=1,5,9,parity")
+    with pytest.raises(TaskParameterError, match="did you mean parity"):
+        tasks.parse_refs("khop:k=2,parrity")

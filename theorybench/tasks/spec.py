@@ -48,6 +48,8 @@ def parse_refs(values: str | Iterable[str], *, allow_n: bool = False,
                 old_spelling = True
                 continue
             name, *pairs = split_top(piece, ":")
+            if out and out[-1][1] and ":" not in piece and not name.strip().isidentifier():
+                _refuse_bare_list(out[-1][2], piece)
             out.append((name, pairs, piece))
     if old_spelling:
         (warn or _stderr)("note: parameters separated by commas (khop:k=2,alphabet=4) are "
@@ -64,6 +66,14 @@ def parse_task_list(values: str | Iterable[str], *, allow_n: bool = False,
     """A comma-separated list (or several such words) -> ``[(family, params), ...]``, the
     parameters as written (``khop:k=1`` keeps k=1, so run specs keep their stored keys)."""
     return [(r.family, dict(r.written)) for r in parse_refs(values, allow_n=allow_n, warn=warn)]
+
+
+def _refuse_bare_list(before: str, piece: str) -> None:
+    """``positions=1,5,9`` in a list: the commas cut the value; say how to write it."""
+    key, _, value = before.rpartition(":")[2].partition("=")
+    raise TaskParameterError(
+        f"{piece.strip()!r} after {before!r} is not a task: commas separate tasks, so a "
+        f"value with commas goes in brackets ({key}=[{value},{piece.strip()},...])")
 
 
 def task_label(name: str, params: dict[str, Any] | None = None) -> str:
