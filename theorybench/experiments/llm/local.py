@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from ...errors import ConfigError
-from .models import ModelConfig, resolve_path
+from .models import ModelConfig, cache_root, resolve_path
 
 
 class ContextTooLong(ConfigError):
@@ -45,10 +45,6 @@ def _import_transformers():
                           ) from None
     transformers.utils.logging.disable_progress_bar()
     return torch, transformers
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("THEORYBENCH_CACHE") or "~/.cache/theorybench").expanduser()
 
 
 def _sha256(path: Path) -> str:

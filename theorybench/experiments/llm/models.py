@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 import urllib.parse
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from importlib import metadata
 from pathlib import Path
 
 from ...errors import ConfigError
+from . import chunks
 from .files import read_document
 
 DEFAULT_MODELS = Path(__file__).with_name("models.json")
@@ -39,7 +41,7 @@ BACKENDS = ("local", "http")
 MODES = ("completions", "chat")
 _KNOWN = {"name", "backend", "path", "gguf", "chat", "context", "batch_size", "base_url",
           "model", "api_key_env", "mode", "timeout", "max_retries", "concurrency",
-          "tokenizer", "dtype", "device", "threads", "cache", "comment"}
+          "tokenizer", "dtype", "device", "threads", "cache", "optional", "comment"}
 _TOP_KEYS = {"format", "version", "comment", "models"}
 #: Allowed range of each integer field (inclusive); ``max_retries`` may be 0.
 INT_RANGES = {"context": (1, 10**9), "batch_size": (1, 65536), "max_retries": (0, 1000),
@@ -71,6 +73,9 @@ class ModelConfig:
     device: str = "cpu"
     threads: int | None = None
     cache: bool = True
+    #: an embedded model that may be absent: runs that do not name it skip it when it is
+    #: not installed (``installed_models``); not part of the model's identity
+    optional: bool = False
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self):
@@ -139,7 +144,7 @@ def _validate(m: ModelConfig) -> None:
         v = getattr(m, key)
         if v is not None and not _text(v):
             raise ConfigError(f"{who}: \"{key}\" must be a non-empty string, got {v!r}")
-    for key in ("chat", "cache"):
+    for key in ("chat", "cache", "optional"):
         if not isinstance(getattr(m, key), bool):
             raise ConfigError(f"{who}: \"{key}\" must be true or false, got "
                               f"{getattr(m, key)!r}")
@@ -182,9 +187,17 @@ def _validate(m: ModelConfig) -> None:
             raise ConfigError(f"{who}: {exc}") from None
 
 
+def cache_root() -> Path:
+    """Where theorybench caches model files: ``$THEORYBENCH_CACHE`` or ~/.cache/theorybench."""
+    return Path(os.environ.get("THEORYBENCH_CACHE") or "~/.cache/theorybench").expanduser()
+
+
 def resolve_path(ref: str, base: Path | None = None) -> Path:
     """A path, ``~``-expanded and relative to ``base``; ``package:DIST/FILE`` is looked up
-    among the files installed by distribution DIST."""
+    among the files installed by distribution DIST; ``chunks:DIST`` is the file joined from
+    DIST's chunk packages (:mod:`.chunks`, joined and checked once, then cached)."""
+    if chunks.is_chunked(ref):
+        return chunks.assemble(ref, cache_root())
     if ref.startswith("package:"):
         dist, _, fname = ref[len("package:"):].partition("/")
         try:
@@ -203,6 +216,36 @@ def resolve_path(ref: str, base: Path | None = None) -> Path:
     return p
 
 
+def missing_reason(m: ModelConfig) -> str | None:
+    """Why a local model cannot be loaded here (its package or files are absent), or None.
+    Checks what is installed without joining or loading anything."""
+    if m.backend != "local":
+        return None
+    ref = m.gguf or m.path
+    try:
+        if chunks.is_chunked(ref):
+            chunks.pieces(ref[len(chunks.PREFIX):].strip())
+            return None
+        path = resolve_path(ref)
+    except ConfigError as exc:
+        return str(exc)
+    return None if path.exists() else f"model {m.name}: {path} does not exist"
+
+
+def installed_models(table: dict[str, ModelConfig]
+                     ) -> tuple[dict[str, ModelConfig], dict[str, str]]:
+    """(the models to run, {optional model left out: why}). A model that is not optional
+    stays in even when absent, so that its run fails with the reason."""
+    keep, left = {}, {}
+    for name, m in table.items():
+        why = missing_reason(m) if m.optional else None
+        if why:
+            left[name] = why
+        else:
+            keep[name] = m
+    return keep, left
+
+
 def _entry(raw: dict, where: str, base: Path | None) -> ModelConfig:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: each model must be a JSON object")
@@ -218,7 +261,7 @@ def _entry(raw: dict, where: str, base: Path | None) -> ModelConfig:
     if kw.get("backend") == "local":
         for key in ("path", "gguf", "tokenizer"):
             v = kw.get(key)
-            if _text(v) and not v.startswith("package:"):
+            if _text(v) and not v.startswith(("package:", chunks.PREFIX)):
                 kw[key] = str(resolve_path(v, base))
     try:
         return ModelConfig(**kw)
