@@ -40,3 +40,28 @@ def test_bad_sharpness_files_are_refused_with_the_reason(tmp_path):
     with pytest.raises(ConfigError, match="not JSON"):
         load_sharpness([bad])
 
+
+
+GOOD = {"task": "parity", "params": {}, "n": 5, "state": "init", "loss": 0.7, "accuracy": 0.5,
+        "lambda_max": 2.0, "avg_sharpness": 1.0, "avg_sharpness_se": 0.1}
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("n", "5", "n '5' is not a positive integer"),
+    ("n", 0, "n 0 is not a positive integer"),
+    ("state", "Trained", "state 'Trained' is not one of init, trained"),
+    ("lambda_max", None, "lambda_max None is not a number"),
+    ("avg_sharpness_se", -1, "avg_sharpness_se -1 is negative"),  # an error bar: matplotlib
+    ("params", [], "params [] is not an object"),
+    ("accuracy", "high", "accuracy 'high' is not a number"),
+])
+def test_edited_sharpness_results_are_refused_naming_file_result_and_field(tmp_path, field,
+                                                                           value, message):
+    """Issue 31 (cause 5): each was accepted and then a traceback in the figure."""
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"results": [GOOD, dict(GOOD, **{field: value})]}))
+    with pytest.raises(ConfigError) as err:
+        load_sharpness([path])
+    assert f"--sharpness {path}: result 1: {message}" in str(err.value)
+    path.write_text(json.dumps({"results": [GOOD, dict(GOOD, avg_sharpness_se=float("nan"))]}))
+    assert len(load_sharpness([path])) == 2  # NaN: no spread measured, still plotted

@@ -139,3 +139,16 @@ def test_a_number_past_pythons_digit_limit_is_not_json(tmp_path):
     path.write_text("[" + "9" * 5000 + "]")
     with pytest.raises(StoreError, match=f"predictions file {path} is not JSON"):
         load_predictions(path)
+
+
+def test_null_evidence_and_text_fields_still_give_a_report(tmp_path):
+    # found by the file fuzz: evidence null was accepted, then a TypeError in explain_text
+    from theorybench.matrix.report import build_report, write_report
+
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([dict(GOOD, evidence=None, status="cited", status_label="cited",
+                                     tried=None, explanation=None, rule=None)]))
+    preds = load_predictions(path)
+    assert preds[0]["evidence"] == {} and preds[0]["tried"] == []
+    files = write_report(tmp_path / "rep", build_report(preds, [], constructions=False))
+    assert "sensitivity" in files["index.html"].read_text()

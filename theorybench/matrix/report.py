@@ -96,6 +96,8 @@ def _sharpness_problem(r: Mapping[str, Any]) -> str | None:
     for name in ("lambda_max", "avg_sharpness", "avg_sharpness_se"):
         if not number(r[name]):
             return f"{name} {r[name]!r} is not a number"
+    if r["avg_sharpness_se"] < 0:  # an error bar; NaN (no spread measured) passes
+        return f"avg_sharpness_se {r['avg_sharpness_se']!r} is negative"
     if r.get("params") is not None and not isinstance(r["params"], dict):
         return f"params {r['params']!r} is not an object"
     if r.get("accuracy") is not None and not number(r["accuracy"]):
