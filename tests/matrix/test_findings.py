@@ -105,7 +105,7 @@ def test_a_raw_precision_gap_that_the_base_rate_explains_is_not_reproduced():
 def test_findings_table_in_the_report():
     rep = build_report([], _records(), constructions=False)
     t = rep.tables["findings"]
-    assert [r[0] for r in t.rows][0].startswith("Parity") and len(t.rows) == 5
+    assert [r[0] for r in t.rows][0].startswith("Parity") and len(t.rows) == 6
     assert "thresholds" in t.caption
     assert "findings" not in build_report([], [], constructions=False).tables
 
@@ -117,3 +117,32 @@ def test_variant_predictions_meet_their_runs_in_one_row():
     assert rep.tasks == ["khop:k=2"]
     row = next(r for r in rep.rows if r.line == "in_distribution")
     assert row.compared == 1 and row.agree == 1 and row.missing_empirical == 0
+
+
+def _llm(task, n, correct, count, model):
+    from theorybench.experiments.store import RunRecord
+    spec = {"line": "llm", "task": task, "params": {}, "n": n, "seed": 0, "k": 8,
+            "template": "plain", "order": "balanced", "scoring": "loglik", "count": count,
+            "prompts_digest": "d", "model": {"name": model, "backend": "local"}}
+    return RunRecord(f"{task}{n}{model}", "llm", spec, "done",
+                     {"count": count, "correct": correct, "accuracy": correct / count,
+                      "chance": 0.5, "uniform_chance": 0.5, "unparseable": 0.0}, None)
+
+
+def test_llm_versus_trained_finding_reads_intervals():
+    trained = [ind("majority", 7, 1.0), ind("majority", 15, 1.0), ind("index", 8, 1.0),
+               ind("parity", 8, 0.5)]
+    degrade = [_llm("majority", 5, 90, 100, m) for m in ("a", "b")] + \
+              [_llm("majority", 17, 55, 100, m) for m in ("a", "b")] + \
+              [_llm("index", 4, 85, 100, m) for m in ("a", "b")] + \
+              [_llm("index", 16, 52, 100, m) for m in ("a", "b")] + \
+              [_llm("parity", 4, 80, 100, m) for m in ("a", "b")]
+    out = _outcomes(trained + degrade)["LLMs"]
+    assert out["outcome"] == REPRODUCED and "above chance few-shot where" in out["measured"]
+    assert "parity" in out["measured"].split("target:")[-1]
+    # a drop inside the intervals' overlap is no degradation
+    flat = [_llm(t, n, c, 100, "a") for t, n, c in (("majority", 5, 70, ), ("majority", 17, 62),
+                                                    ("index", 4, 70), ("index", 16, 63))]
+    out = _outcomes(trained + flat)["LLMs"]
+    assert out["outcome"] in (PARTLY, NOT_REPRODUCED) and "no clear drop" in out["measured"]
+    assert _outcomes(trained)["LLMs"]["outcome"] == NOT_TESTED

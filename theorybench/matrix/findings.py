@@ -16,6 +16,8 @@ Findings (the study's empirical claims, in its order):
 4. RoPE length-generalizes on 1-hop induction.
 5. Hard predictions are more precise than Easy ones (pooled over the theories), beyond what
    the share of Hard tasks alone gives (a permutation test).
+6. Pretrained LLMs degrade on Majority and Index as n grows while small trained transformers
+   do not, and succeed few-shot on some tasks the small ones fail.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .empirical import EASY, HARD
-from .stats import seed_range_margin
+from .stats import seed_range_margin, wilson_interval
 from .tables import Table
 
 REPRODUCED, NOT_REPRODUCED, PARTLY, NOT_TESTED = ("reproduced", "not reproduced", "partly",
@@ -130,6 +132,53 @@ def _precision(pooled: dict) -> tuple[str, str]:
     return out, "; ".join(parts)
 
 
+def _degrades(points: dict) -> tuple[bool | None, str]:
+    """Whether accuracy at the largest n is below that at the smallest n with the two 95%
+    Wilson intervals apart (None with one n only)."""
+    ns = sorted(points)
+    if len(ns) < 2:
+        return None, "one n only"
+    lo, hi = points[ns[0]], points[ns[-1]]
+    a = wilson_interval(lo["correct"], lo["count"])
+    b = wilson_interval(hi["correct"], hi["count"])
+    if a is None or b is None:
+        return None, "no prompts"
+    text = (f"n={ns[0]} {lo['accuracy']:.2f} [{a[0]:.2f}, {a[1]:.2f}] -> n={ns[-1]} "
+            f"{hi['accuracy']:.2f} [{b[0]:.2f}, {b[1]:.2f}]")
+    return b[1] < a[0], text
+
+
+def _llm_versus_trained(emp) -> tuple[str, str]:
+    """The study: pretrained LLMs degrade on Majority and Index as n grows while small
+    trained transformers do not, and succeed few-shot on some task the small ones fail.
+    Degrading needs the Wilson intervals of the smallest and largest n apart; "do not" needs
+    the trained cell Easy; "succeed" is the llm line's bar (above chance at every n) against
+    a trained cell that is not learned - two different bars, said in the figures."""
+    llm, ind = emp.get("llm", {}), emp.get("in_distribution", {})
+    need = [t for t in ("majority", "index") if t not in llm or t not in ind]
+    if need or not llm:
+        return NOT_TESTED, f"no llm or in-distribution cells of {', '.join(need) or 'any task'}"
+    parts, held = [], []
+    for task in ("majority", "index"):
+        per_model = llm[task].llm_models or {"pooled": llm[task].llm_by_n}
+        for model, points in sorted(per_model.items()):
+            down, text = _degrades(points)
+            if down is None:
+                return NOT_TESTED, f"{task} ({model}): {text}; the llm line needs two n"
+            held.append(down)
+            parts.append(f"{task} {model}: {text} ({'degrades' if down else 'no clear drop'})")
+        trained = ind[task].verdict
+        held.append(trained == EASY)
+        parts.append(f"{task} trained: {trained}")
+    better = sorted(t for t, c in llm.items() if c.verdict == EASY
+                    and t in ind and ind[t].verdict == HARD)
+    held.append(bool(better))
+    parts.append("above chance few-shot where the trained model did not reach the target: "
+                 + (", ".join(better) or "none"))
+    out = REPRODUCED if all(held) else PARTLY if any(held) else NOT_REPRODUCED
+    return out, "; ".join(parts)
+
+
 #: (finding, rule, what would test it properly when it does not reproduce)
 FINDINGS = (
     ("Parity is not learned in distribution; Majority, Index and 1-hop are",
@@ -149,6 +198,11 @@ FINDINGS = (
     ("Hard predictions are more precise than Easy ones",
      lambda emp, pooled: _precision(pooled),
      "more task variants and n, so that each line has more decided cells"),
+    ("LLMs degrade on Majority and Index as n grows while small trained transformers do "
+     "not, and succeed few-shot on some tasks the small ones fail",
+     lambda emp, pooled: _llm_versus_trained(emp),
+     "the llm line at more n with more prompts per n (narrower intervals), and larger "
+     "pretrained models"),
 )
 
 

