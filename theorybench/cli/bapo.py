@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import TaskParameterError
-from ._ranges import usable_ns
+from .ranges import usable_ns
 from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
     print_table
 

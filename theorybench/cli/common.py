@@ -9,6 +9,7 @@ import sys
 from typing import Any, Iterable, Sequence
 
 from ..errors import TaskParameterError
+from ..tasks.base import MAX_ENUMERATE
 
 #: Largest seed every consumer takes: ``numpy.random.default_rng`` wants an integer >= 0,
 #: ``torch.manual_seed`` one below 2^64, and a seed stored in a results store (SQLite
@@ -225,3 +226,25 @@ def path_arg(what: str):
 
     parse.__name__ = "path"
     return parse
+
+
+#: Largest --max-n: exact methods enumerate up to 2^n inputs, and the task suite's
+#: enumeration limit is MAX_ENUMERATE = 2^22 points.
+MAX_EXACT_N = MAX_ENUMERATE.bit_length() - 1
+
+
+def max_n_arg(text: str) -> int:
+    """An argparse type for --max-n: an integer from 1 to MAX_EXACT_N."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"{v} must be at least 1")
+    if v > MAX_EXACT_N:
+        raise argparse.ArgumentTypeError(
+            f"{v} is too large for exact methods (2^{v} inputs; the enumeration limit is "
+            f"2^{MAX_EXACT_N}); use --max-n {MAX_EXACT_N} or less - the rules already measure "
+            f"larger n by Monte Carlo samples and sampled verification, and `theorybench "
+            f"sensitivity TASK --n A..B` estimates any n")
+    return v

@@ -12,7 +12,7 @@ import numpy as np
 from .. import constructions
 from ..constructions import verify as cverify
 from ..errors import ConfigError
-from ._ranges import usable_ns
+from .ranges import usable_ns
 from .common import add_force, parse_params, parse_range, parse_seed, print_json, print_table
 
 
@@ -60,7 +60,7 @@ def cmd_construct(args) -> int:
     if args.program:
         if args.task:
             raise ConfigError("give either TASK or --program FILE, not both")
-        return _program(args)
+        return program_command(args)
     if not args.task:
         raise ConfigError("give a TASK (e.g. `theorybench construct majority --n 15`) or "
                           "--program FILE")
@@ -174,7 +174,8 @@ def _sweep(args, ns, params) -> int:
     return 0
 
 
-def _program(args) -> int:
+def program_command(args) -> int:
+    """`construct --program` and `crasp compile`: compile a C-RASP program, verify, save."""
     from ..constructions.compiler import compile_program, verify_compiled
     from ..constructions.model import SetTransformer
     from ..formal.crasp import load_program

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
 from ..formal import crasp
-from ._crasp_compile import add_compile
-from ._crasp_prove import add_prove
+from .crasp_compile import add_compile
+from .crasp_prove import add_prove
 from .common import IntermixedParser, add_force, parse_params, parse_seed, print_json, print_table
 
 

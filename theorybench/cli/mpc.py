@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._ranges import usable_ns
+from .ranges import usable_ns
 from ..formal.resources import check_memory
 from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
     print_table

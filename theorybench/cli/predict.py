@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ..tasks.base import MAX_ENUMERATE
 from ..theories.base import Context
 from ..theories.runner import (explain_text, matrix_csv, matrix_json, matrix_markdown,
                                predict_matrix, predict_one)
-from .common import parse_seed, print_json
+from .common import max_n_arg, parse_seed, print_json
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -17,26 +16,6 @@ def _names(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()] or None
 
 
-#: Largest --max-n: exact methods enumerate up to 2^n inputs, and the task suite's
-#: enumeration limit is MAX_ENUMERATE = 2^22 points.
-MAX_EXACT_N = MAX_ENUMERATE.bit_length() - 1
-
-
-def _positive(text: str) -> int:
-    import argparse
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{v} must be at least 1")
-    if v > MAX_EXACT_N:
-        raise argparse.ArgumentTypeError(
-            f"{v} is too large for exact methods (2^{v} inputs; the enumeration limit is "
-            f"2^{MAX_EXACT_N}); use --max-n {MAX_EXACT_N} or less - the rules already measure "
-            f"larger n by Monte Carlo samples and sampled verification, and `theorybench "
-            f"sensitivity TASK --n A..B` estimates any n")
-    return v
 
 
 def register(sub) -> None:
@@ -48,7 +27,7 @@ def register(sub) -> None:
                    "FAMILY:KEY=VALUE, e.g. dyck:k=1,khop:k=2 (default: every family and the "
                    "studied variants of dyck and khop)")
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
-    p.add_argument("--max-n", type=_positive, default=12,
+    p.add_argument("--max-n", type=max_n_arg, default=12,
                    help="largest n for exact computations (default 12)")
     p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.set_defaults(func=cmd_predict)
@@ -56,7 +35,7 @@ def register(sub) -> None:
     p = sub.add_parser("explain", help="one prediction with its evidence, for a human")
     p.add_argument("theory", help="theory name (see `theorybench predict`)")
     p.add_argument("task", help="task family name (see `theorybench tasks`)")
-    p.add_argument("--max-n", type=_positive, default=12,
+    p.add_argument("--max-n", type=max_n_arg, default=12,
                    help="largest n for exact computations (default 12)")
     p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     p.add_argument("--format", choices=("text", "json"), default="text")

@@ -10,7 +10,7 @@ from ..experiments.store import DEFAULT_DB
 from ..matrix import verify as verify_mod
 from ..matrix.empirical import Thresholds
 from .common import add_force, path_arg
-from .predict import _positive as max_n_type
+from .common import max_n_arg as max_n_type
 
 DEFAULT_OUT = "theorybench-report"
 

@@ -16,7 +16,7 @@ from .. import tasks
 from ..tasks.base import MAX_ENUMERATE
 from ..formal.growth import classify_growth
 from ..formal.sensitivity import METHODS, VARIANTS, average_sensitivity, check_options
-from ._ranges import usable_ns
+from .ranges import usable_ns
 from ..formal.resources import MEMORY_BUDGET, Progress, fmt_bytes, fmt_count
 from ..formal.sensitivity import monte_carlo_cost
 from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \

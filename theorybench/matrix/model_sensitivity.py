@@ -269,7 +269,7 @@ def table(rows: Sequence[dict[str, Any]]):
 def plot(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
     """Model against task average sensitivity, one point per task variant and n (mean over
     seeds), filled where the models reached 99% test accuracy; the diagonal is equality."""
-    from .plots import _save, plt
+    from .plots import save_figure, plt
 
     summary = summarize(rows)
     fig, ax = plt.subplots(figsize=(5.6, 4.6))
@@ -294,4 +294,4 @@ def plot(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
     ax.grid(alpha=0.3)
     if tasks_seen:
         ax.legend(fontsize=6, ncol=2, loc="upper left")
-    return _save(fig, Path(path))
+    return save_figure(fig, Path(path))

@@ -42,7 +42,7 @@ def figure_path(path: str | Path, default_name: str, what: str = "--plot") -> Pa
     return p
 
 
-def _save(fig, path: Path) -> Path:
+def save_figure(fig, path: Path) -> Path:
     """Write the figure atomically in the format of the path's suffix (png without one)."""
     from ..safe_io import atomic_path
     fmt = Path(path).suffix[1:].lower() or "png"
@@ -59,7 +59,7 @@ def _placeholder(path: Path, title: str, message: str) -> Path:
     ax.set_axis_off()
     ax.set_title(title)
     ax.text(0.5, 0.5, message, ha="center", va="center", wrap=True, fontsize=10)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequence[str],
@@ -100,7 +100,7 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
     ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown; "
                  f"status: {STATUS_MARK_LEGEND}{ref_txt})\nEmpirical cells: E/H verdict, "
                  f"- too few runs, n/a no runs of that line for the task", fontsize=9)
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell], target: float) -> Path:
@@ -129,7 +129,7 @@ def accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell], target: float)
     ax.set_ylim(0, 1.02)
     ax.legend(fontsize=7, ncol=3, loc="lower left")
     ax.set_title("In-distribution accuracy versus n")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], threshold: float) -> Path:
@@ -160,7 +160,7 @@ def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], thresh
     fig.suptitle("Length generalization: accuracy by input-length bin, per model size/encoding",
                  fontsize=10)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
@@ -184,7 +184,7 @@ def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     ax.set_ylabel("smallest training set reaching the target (x: none did)")
     ax.legend(fontsize=7, ncol=2)
     ax.set_title("Sample complexity versus n")
-    return _save(fig, path)
+    return save_figure(fig, path)
 
 
 def llm_accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
@@ -233,4 +233,4 @@ def llm_accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     fig.suptitle("LLM few-shot accuracy versus n (filled: above chance; bars: 95% Wilson)",
                  fontsize=10)
     fig.tight_layout()
-    return _save(fig, path)
+    return save_figure(fig, path)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from .empirical import cell_name
-from .plots import _save, plt
+from .plots import save_figure, plt
 
 
 def sharpness_vs_n(path: Path, results: Iterable[Mapping]) -> Path:
@@ -42,4 +42,4 @@ def sharpness_vs_n(path: Path, results: Iterable[Mapping]) -> Path:
         ax.grid(alpha=0.3)
     axes[1].legend(fontsize=8, title="black ring: not learned", title_fontsize=7)
     fig.suptitle("Loss-landscape sharpness by input length", fontsize=10)
-    return _save(fig, Path(path))
+    return save_figure(fig, Path(path))

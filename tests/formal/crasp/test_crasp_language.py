@@ -6,6 +6,7 @@ import pytest
 from theorybench.errors import ProgramError, TaskInputError
 from theorybench.formal import crasp
 from theorybench.formal.crasp import ast as A
+from theorybench.formal.crasp import dsl as D
 from theorybench.formal.crasp.parser import parse, parse_expr
 
 DYCK = '''// Dyck-1 (Yang & Chiang 2024), as in the public interpreter's examples
@@ -192,18 +193,18 @@ def test_traces_text_and_html():
 
 
 def test_dsl_builds_the_parsed_program():
-    b = A.Builder()
-    o = b.let("C_open", A.count(A.tok("(")))
-    c = b.let("C_close", A.count(A.tok(")")))
+    b = D.Builder()
+    o = b.let("C_open", D.count(D.tok("(")))
+    c = b.let("C_close", D.count(D.tok(")")))
     v = b.let("V", o < c)
-    cv = b.let("CV", A.count(v))
+    cv = b.let("CV", D.count(v))
     m = b.let("M", cv.eq(0))
     bb = b.let("B", o.eq(c))
     b.let("D", m & bb)
     assert b.program() == parse(DYCK)
-    e = 3 * A.ref("x") - A.min_(1, A.ref("y")) + A.where(A.tok("a"), 1, 0)
+    e = 3 * D.ref("x") - D.min_(1, D.ref("y")) + D.where(D.tok("a"), 1, 0)
     assert parse_expr(A.expr_text(e)) == e
-    assert -2 * A.ref("x") == A.Sub(A.IntConst(0), A.Scale(2, A.Ref("x")))
+    assert -2 * D.ref("x") == A.Sub(A.IntConst(0), A.Scale(2, A.Ref("x")))
 
 
 def test_size_and_depth():

@@ -11,15 +11,15 @@ Quick use::
     crasp.run(prog, ["1 0 1", "0 0 1"]).accept      # array([ True, False])
 """
 
-from .ast import (EOS, Builder, Program, count, expr_text, max_, min_, ref, size, to_text,
-                  tok, where)
+from .ast import EOS, Program, expr_text, size, to_text
+from .dsl import Builder, count, max_, min_, ref, tok, where
 from .check import CheckReport, check_against_task
 from .interpret import Interpreter, Run, run
 from .naive import naive_accepts, naive_values
-from .parser import load, parse, parse_expr, parse_file
+from .parser import parse, parse_expr
 from .programs import for_task, library, load_program, program_text, sparse_program
 from .trace import trace_html, trace_text
-from .validate import check, lint, problems
+from .validate import check, lint, load, parse_file, problems
 
 __all__ = ["EOS", "Builder", "Program", "count", "expr_text", "max_", "min_", "ref", "size",
            "to_text", "tok", "where", "CheckReport", "check_against_task", "Interpreter", "Run",

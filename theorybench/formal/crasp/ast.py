@@ -1,6 +1,6 @@
 """C-RASP abstract syntax: expression and statement nodes and an embedded Python DSL that
-builds the same nodes; the pretty printer back to the text syntax (round trip) and the
-size/depth counter are in :mod:`.printer` and re-exported here.
+builds the same nodes (:mod:`.dsl`); the pretty printer back to the text syntax (round trip)
+and the size/depth counter are at the end of this module.
 
 C-RASP (Yang & Chiang, "Counting like transformers", COLM 2024, Def. of C-RASP; Huang et
 al., ICLR 2025, Def. 8 for the positional extension) has Boolean expressions
@@ -47,27 +47,27 @@ class Expr:
     """Base of every expression node. ``pos`` (line, column) is not part of equality."""
 
     # DSL operators ---------------------------------------------------------------
-    def __and__(self, other): return And(self, _lift(other))
-    def __rand__(self, other): return And(_lift(other), self)
-    def __or__(self, other): return Or(self, _lift(other))
-    def __ror__(self, other): return Or(_lift(other), self)
+    def __and__(self, other): return And(self, lift(other))
+    def __rand__(self, other): return And(lift(other), self)
+    def __or__(self, other): return Or(self, lift(other))
+    def __ror__(self, other): return Or(lift(other), self)
     def __invert__(self): return Not(self)
-    def __add__(self, other): return Add(self, _lift(other))
-    def __radd__(self, other): return Add(_lift(other), self)
-    def __sub__(self, other): return Sub(self, _lift(other))
-    def __rsub__(self, other): return Sub(_lift(other), self)
+    def __add__(self, other): return Add(self, lift(other))
+    def __radd__(self, other): return Add(lift(other), self)
+    def __sub__(self, other): return Sub(self, lift(other))
+    def __rsub__(self, other): return Sub(lift(other), self)
 
     def __mul__(self, k):
-        return _scale(k, self)
+        return scale(k, self)
 
     __rmul__ = __mul__
 
-    def __lt__(self, other): return Compare("<", self, _lift(other))
-    def __gt__(self, other): return Compare(">", self, _lift(other))
-    def __le__(self, other): return Compare("<=", self, _lift(other))
-    def __ge__(self, other): return Compare(">=", self, _lift(other))
-    def eq(self, other) -> "Compare": return Compare("==", self, _lift(other))
-    def ne(self, other) -> "Compare": return Compare("!=", self, _lift(other))
+    def __lt__(self, other): return Compare("<", self, lift(other))
+    def __gt__(self, other): return Compare(">", self, lift(other))
+    def __le__(self, other): return Compare("<=", self, lift(other))
+    def __ge__(self, other): return Compare(">=", self, lift(other))
+    def eq(self, other) -> "Compare": return Compare("==", self, lift(other))
+    def ne(self, other) -> "Compare": return Compare("!=", self, lift(other))
 
     def children(self) -> tuple["Expr", ...]:
         return ()
@@ -79,7 +79,6 @@ class Expr:
             yield from c.walk()
 
     def __str__(self) -> str:
-        from .printer import expr_text
         return expr_text(self)
 
 
@@ -293,13 +292,11 @@ class Program:
         return Program(stmts, self.alphabet, self.source_name)
 
     def __str__(self) -> str:
-        from .printer import to_text
         return to_text(self)
 
 
-# ---- DSL -------------------------------------------------------------------------------
-
-def _lift(x) -> Expr:
+def lift(x) -> Expr:
+    """A Python value as a node: a node as is, bool/int constants, a str as a reference."""
     if isinstance(x, Expr):
         return x
     if isinstance(x, bool):
@@ -311,7 +308,8 @@ def _lift(x) -> Expr:
     raise TypeError(f"cannot use {x!r} in a C-RASP expression")
 
 
-def _scale(k, x: Expr) -> Expr:
+def scale(k, x: Expr) -> Expr:
+    """k * x for an integer constant k (either order)."""
     if isinstance(k, Expr) and not isinstance(x, Expr):
         k, x = x, k
     if isinstance(k, bool) or not isinstance(k, int):
@@ -319,55 +317,100 @@ def _scale(k, x: Expr) -> Expr:
     return Scale(k, x) if k >= 0 else Sub(IntConst(0), Scale(-k, x))
 
 
-def tok(symbol: str) -> Token:
-    return Token(symbol)
-
-
-def ref(name: str) -> Ref:
-    return Ref(name)
-
-
-def count(body, guard: str | None = None) -> Count:
-    return Count(_lift(body), guard)
-
-
-def const(v) -> Expr:
-    return _lift(v)
-
-
-def min_(a, b) -> Min:
-    return Min(_lift(a), _lift(b))
-
-
-def max_(a, b) -> Max:
-    return Max(_lift(a), _lift(b))
-
-
-def where(cond, then, otherwise) -> Cond:
-    return Cond(_lift(then), _lift(cond), _lift(otherwise))
-
-
 TRUE, FALSE = BoolConst(True), BoolConst(False)
 
 
-class Builder:
-    """Collects statements in order: ``let`` returns a :class:`Ref` to the new name."""
+# ---- the text form: printer (round trip) and size counter ----------------------------
+# The printer writes the fewest parentheses that parse back to the same tree under the
+# precedence of .grammar (parse(to_text(p)) == p, tested on random programs).
 
-    def __init__(self, alphabet=None):
-        self.statements: list[Assign | Import] = []
-        self.alphabet = tuple(alphabet) if alphabet is not None else None
-
-    def import_(self, name: str) -> Ref:
-        self.statements.append(Import(name))
-        return Ref(name)
-
-    def let(self, name: str, expr) -> Ref:
-        self.statements.append(Assign(name, _lift(expr)))
-        return Ref(name)
-
-    def program(self) -> Program:
-        return Program(tuple(self.statements), self.alphabet)
+_LEVEL = {Cond: 1, Or: 2, And: 3, Compare: 4, Add: 5, Sub: 5, Scale: 6,
+          Not: 7, Count: 7}
+_ATOM = 8
 
 
-# The printer and the size counter live in printer.py; re-exported here for convenience.
-from .printer import expr_text, quote, size, to_text  # noqa: E402,F401
+def _level(e: Expr) -> int:
+    return _LEVEL.get(type(e), _ATOM)
+
+
+def _wrap(e: Expr, need: int) -> str:
+    s = expr_text(e)
+    return f"({s})" if _level(e) < need else s
+
+
+def quote(symbol: str) -> str:
+    if '"' in symbol or "\n" in symbol:
+        raise ValueError(f"token {symbol!r} cannot be written as a C-RASP literal")
+    return f'"{symbol}"'
+
+
+def expr_text(e: Expr) -> str:
+    """Text of an expression with the fewest parentheses that parse back to it."""
+    if isinstance(e, Token):
+        return quote(e.symbol)
+    if isinstance(e, BoolConst):
+        return "true" if e.value else "false"
+    if isinstance(e, IntConst):
+        return str(e.value)
+    if isinstance(e, Ref):
+        return e.name
+    if isinstance(e, Not):
+        return "!" + _wrap(e.arg, 7)
+    if isinstance(e, Count):
+        guard = f"[{e.guard}]" if e.guard else ""
+        return f"#{guard} " + _wrap(e.body, 7)
+    if isinstance(e, Or):
+        return f"{_wrap(e.left, 2)} || {_wrap(e.right, 3)}"
+    if isinstance(e, And):
+        return f"{_wrap(e.left, 3)} && {_wrap(e.right, 4)}"
+    if isinstance(e, Compare):
+        return f"{_wrap(e.left, 5)} {e.op} {_wrap(e.right, 5)}"
+    if isinstance(e, (Add, Sub)):
+        op = "+" if isinstance(e, Add) else "-"
+        return f"{_wrap(e.left, 5)} {op} {_wrap(e.right, 6)}"
+    if isinstance(e, Scale):
+        return f"{e.factor} * {_wrap(e.arg, 6)}"
+    if isinstance(e, (Min, Max)):
+        fn = "min" if isinstance(e, Min) else "max"
+        return f"{fn}({expr_text(e.left)}, {expr_text(e.right)})"
+    if isinstance(e, Cond):
+        return f"{_wrap(e.then, 2)} if {_wrap(e.cond, 2)} else {_wrap(e.otherwise, 1)}"
+    raise TypeError(f"not a C-RASP expression: {e!r}")
+
+
+def to_text(program: Program) -> str:
+    """The program in the text syntax (one statement per line)."""
+    lines = []
+    if program.alphabet is not None:
+        lines.append("// alphabet: " + " ".join(program.alphabet))
+    for s in program.statements:
+        if isinstance(s, Import):
+            lines.append(f"#import {s.name}")
+        else:
+            lines.append(f"{s.name} = {expr_text(s.expr)}")
+    return "\n".join(lines) + "\n"
+
+
+def size(program: Program) -> dict[str, int]:
+    """Resources: AST nodes, count operators (P of the communication bound), definitions,
+    and depth = the deepest nesting of counts, following references (Yang & Chiang 2024
+    relate count depth to transformer depth)."""
+    defs = {d.name: d.expr for d in program.definitions}
+    memo: dict[str, int] = {}
+
+    def depth(e: Expr, active: frozenset) -> int:
+        if isinstance(e, Ref):
+            if e.name not in defs or e.name in active:
+                return 0
+            if e.name not in memo:
+                memo[e.name] = depth(defs[e.name], active | {e.name})
+            return memo[e.name]
+        inner = max((depth(c, active) for c in e.children()), default=0)
+        return inner + 1 if isinstance(e, Count) else inner
+
+    nodes = sum(1 for d in program.definitions for _ in d.expr.walk())
+    counts = sum(1 for d in program.definitions for n in d.expr.walk() if isinstance(n, Count))
+    out = program.output
+    return {"nodes": nodes, "counts": counts, "definitions": len(defs),
+            "depth": max((depth(ex, frozenset({n})) for n, ex in defs.items()), default=0),
+            "output_depth": depth(defs[out], frozenset({out})) if out else 0}

@@ -239,20 +239,3 @@ def parse_expr(text: str) -> A.Expr:
     if not isinstance(stmt, A.Assign):
         raise ProgramError([ProgramProblem("expected an expression", 1, 1)])
     return stmt.expr
-
-
-def load(text: str, source_name: str = "<program>", alphabet=None) -> A.Program:
-    """Parse and validate program text: the program, or one :class:`ProgramError` with every
-    syntax problem, else every validation problem (:func:`.validate.check`; token literals
-    against ``alphabet``, by default the program's ``// alphabet:`` line)."""
-    from .validate import check
-    program = parse(text, source_name)
-    check(program, alphabet)
-    return program
-
-
-def parse_file(path: str | Path, alphabet=None) -> A.Program:
-    """Load (parse and validate) a ``.cr`` file, read by the shared loader (regular files
-    of bounded size)."""
-    from ..program_files import read_program_text
-    return load(read_program_text(path), str(path), alphabet)

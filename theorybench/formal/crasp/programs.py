@@ -28,8 +28,9 @@ from pathlib import Path
 from ...errors import ProgramError, ProgramProblem
 from ...registry import BUILTIN, artifact_library
 from . import ast as A
+from . import dsl as D
 from ..program_files import Recipe, library_texts, load_text, read_program_text, resolve
-from .parser import load, parse_file
+from .validate import load, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires|params)\s*:(.*)$")
 
@@ -115,13 +116,13 @@ def program_text(name_or_path: str) -> tuple[str, str]:
 
 def sparse_program(op: str, positions: tuple[int, ...]) -> A.Program:
     """The sparse_{all,any,parity} recipe for any hidden set (1-based ``positions``)."""
-    b = A.Builder(alphabet=("0", "1"))
-    here = b.let("here", A.count(A.TRUE))
+    b = D.Builder(alphabet=("0", "1"))
+    here = b.let("here", D.count(A.TRUE))
     in_s = None
     for p in positions:
         t = here.eq(p)
         in_s = t if in_s is None else in_s | t
-    ones = b.let("ones_in_S", A.count(A.tok("1") & in_s))
+    ones = b.let("ones_in_S", D.count(D.tok("1") & in_s))
     k = len(positions)
     if op == "all":
         b.let("all_in_S", ones.eq(k))

@@ -23,8 +23,10 @@ import difflib
 from dataclasses import dataclass
 
 from ...errors import ProgramError, ProgramProblem
+from ..program_files import read_program_text
 from . import ast as A
 from .grammar import KEYWORDS
+from .parser import parse, parse_partial
 from .predicates import BinaryPredicate, UnaryPredicate, lookup
 
 BOOL, COUNT = "bool", "count"
@@ -260,7 +262,6 @@ def lint(text: str, source_name: str = "<program>", alphabet=None) -> list[Progr
     Lines with syntax errors are left out of validation; references to names defined on
     such lines are not reported again, nor is the output check when the last definition
     line is among them."""
-    from .parser import parse_partial
     program, syntax, broken = parse_partial(text, source_name)
     found = list(syntax)
     if program.definitions or not syntax:
@@ -287,3 +288,18 @@ def check(program: A.Program, alphabet=None, require_bool_output: bool = True) -
     if probs:
         raise ProgramError(probs, program.source_name)
     return checked
+
+
+def load(text: str, source_name: str = "<program>", alphabet=None) -> A.Program:
+    """Parse and validate program text: the program, or one :class:`ProgramError` with every
+    syntax problem, else every validation problem (:func:`.validate.check`; token literals
+    against ``alphabet``, by default the program's ``// alphabet:`` line)."""
+    program = parse(text, source_name)
+    check(program, alphabet)
+    return program
+
+
+def parse_file(path: str | Path, alphabet=None) -> A.Program:
+    """Load (parse and validate) a ``.cr`` file, read by the shared loader (regular files
+    of bounded size)."""
+    return load(read_program_text(path), str(path), alphabet)

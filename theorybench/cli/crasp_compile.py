@@ -23,6 +23,6 @@ def add_compile(cs) -> None:
 
 
 def cmd_compile(args) -> int:
-    from .construct import _program
+    from .construct import program_command
     args.n, args.verify = args.max_len, ("exhaustive" if args.check else None)
-    return _program(args)
+    return program_command(args)
