@@ -52,6 +52,7 @@ GOOD = {"task": "parity", "params": {}, "n": 5, "state": "init", "loss": 0.7, "a
     ("state", "Trained", "state 'Trained' is not one of init, trained"),
     ("lambda_max", None, "lambda_max None is not a number"),
     ("avg_sharpness_se", -1, "avg_sharpness_se -1 is negative"),  # an error bar: matplotlib
+    ("avg_sharpness_se", 1e308, "avg_sharpness_se 1e+308 is too large to plot"),  # so is an axis past 1e308
     ("params", [], "params [] is not an object"),
     ("accuracy", "high", "accuracy 'high' is not a number"),
 ])

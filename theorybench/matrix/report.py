@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -98,6 +99,10 @@ def _sharpness_problem(r: Mapping[str, Any]) -> str | None:
             return f"{name} {r[name]!r} is not a number"
     if r["avg_sharpness_se"] < 0:  # an error bar; NaN (no spread measured) passes
         return f"avg_sharpness_se {r['avg_sharpness_se']!r} is negative"
+    for name in ("lambda_max", "avg_sharpness", "avg_sharpness_se"):
+        # the figure's axis range (value +- error bar) overflows near the float64 limit
+        if math.isfinite(r[name]) and abs(r[name]) > 1e300:
+            return f"{name} {r[name]!r} is too large to plot (above 1e300)"
     if r.get("params") is not None and not isinstance(r["params"], dict):
         return f"params {r['params']!r} is not an object"
     if r.get("accuracy") is not None and not number(r["accuracy"]):
