@@ -31,7 +31,7 @@ def test_the_sharpness_figure_draws_one_line_per_variant(tmp_path, monkeypatch):
     from theorybench.matrix import sharpness_plot
 
     labels = []
-    monkeypatch.setattr(sharpness_plot, "_save", lambda fig, path: labels.extend(
+    monkeypatch.setattr(sharpness_plot, "save_figure", lambda fig, path: labels.extend(
         t.get_text() for t in fig.axes[1].get_legend().get_texts()))
     row = {"state": "trained", "lambda_max": 1.0, "avg_sharpness": 0.1,
            "avg_sharpness_se": 0.01, "accuracy": 1.0}

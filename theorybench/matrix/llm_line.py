@@ -26,7 +26,8 @@ from collections import defaultdict
 from typing import Any, Iterable
 
 from ..experiments.llm.scoring import binomial_sf, wilson_lower
-from .empirical import EASY, HARD, INSUFFICIENT, Aggregate, EmpiricalCell, Thresholds, cell_name
+from .cells import (EASY, HARD, INSUFFICIENT, Aggregate, EmpiricalCell, Thresholds, cell_name,
+                    llm_describe as describe)  # noqa: F401  (describe: the llm thresholds)
 
 LINE = "llm"
 
@@ -133,12 +134,3 @@ def llm_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds()
                 out.setdefault(f"{LINE}:{m}", {})[task] = _cell(
                     task, f"{LINE}:{m}", st, thresholds, {m: st}, len(configs[task]))
     return out
-
-
-def describe(thresholds: Thresholds = Thresholds()) -> str:
-    """The llm thresholds, as written beside the tables."""
-    return (f"llm Easy iff at every tested n the few-shot accuracy is above chance by an "
-            f"exact one-sided binomial test at alpha {thresholds.llm_alpha:g} (chance = the "
-            f"larger of the most frequent gold answer's share and 1/number of answers; the "
-            f"runs of a model at one n pooled; the pooled llm column sums the models' "
-            f"prompts); Hard iff some n is not although its prompts could have shown it")

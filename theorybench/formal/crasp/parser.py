@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
 
 from lark import Lark, Token as LarkToken, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError

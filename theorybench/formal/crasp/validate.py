@@ -20,6 +20,7 @@ the :class:`Checked` program: types of every definition and an evaluation order.
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from dataclasses import dataclass
 
 from ...errors import ProgramError, ProgramProblem
