@@ -1,0 +1,147 @@
+"""Sampled estimates of average sensitivity beyond the exact range, for the Sensitivity
+theory (:mod:`.sensitivity`): the series is extended to n = 16 .. 64 so that its growth is
+read where the curve is asymptotic, not from a short early segment (3-hop rises up to
+n = 10 and levels off near 7.6 from n = 14 to 64).
+
+Estimates are Monte Carlo under the uniform distribution on the natural input space
+(:func:`..formal.sensitivity.average_sensitivity`, normal-approximation intervals); where
+rejection sampling of the valid inputs is too sparse, the task's own sampler stands in
+only after a chi-square test at a small n finds it uniform on the valid inputs.  Each n is
+priced by a pilot run in CPU seconds (not wall-clock, so a busy machine measures the same
+n) and left out, with the reason, past the family's budget.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..errors import TheorybenchError
+from ..formal.sensitivity import average_sensitivity
+from .base import Context
+
+#: Sampled estimates extend the series to these n (above the exact range), so that the
+#: growth class is read where the curve is asymptotic, not from a short early segment
+#: (3-hop rises up to n = 10 and levels off near 7.6 from n = 14 to 64).
+EXTEND_NS = (16, 24, 32, 48, 64)
+EXTEND_SAMPLES = 400
+#: CPU seconds the extension may take per family (a pilot run prices each n first; CPU
+#: time, not wall-clock, so that a busy machine measures the same n).
+EXTEND_BUDGET_S = 3.0
+#: The task's sampler stands in for uniform rejection sampling (too sparse at large n)
+#: only when a chi-square test at a small n finds it uniform on the valid inputs.
+CHI2_Z = 4.0
+CONFIDENCE = 0.95
+
+
+def _extend(family: str, fam, rows: list[dict], rng, skipped: list[dict],
+            ctx: Context) -> list[dict]:
+    """Sampled estimates (uniform distribution) at the n of EXTEND_NS above the measured
+    ones, each priced by a pilot run and dropped (with the reason) past the budget."""
+    from .. import tasks
+    top = max(r["n"] for r in rows)
+    started = time.process_time()
+    budget = float(ctx.options.get("sensitivity_extend_budget", EXTEND_BUDGET_S))
+    samples = int(ctx.options.get("sensitivity_extend_samples", EXTEND_SAMPLES))
+    out: list[dict] = []
+    checked: list = []  # the sampler test, run once when first needed
+    for want in EXTEND_NS:
+        if want <= top:
+            continue
+        df = None
+        for n in (want, want + 1, want - 1):
+            try:
+                df = tasks.get(family, n=n).decision_view()[0]
+                break
+            except (TheorybenchError, ValueError):
+                continue
+        if df is None or n <= top:
+            continue
+        left = budget - (time.process_time() - started)
+        try:
+            t0 = time.process_time()
+            dist, why = _sampled(df, 16, np.random.default_rng(0), family, fam, checked)
+            if dist is None:
+                skipped.append({"n": n, "reason": why})
+                break
+            cost = (time.process_time() - t0) * samples / 16
+            if cost > left:
+                # no timing figures in the text: the same seed gives the same evidence
+                skipped.append({"n": n, "reason": f"a sampled estimate at n={n} would exceed "
+                                f"the extension's budget ({budget:g} CPU s per family)"})
+                break
+            dist, why = _sampled(df, samples, rng, family, fam, checked)
+            if dist is None:
+                skipped.append({"n": n, "reason": why})
+                break
+            dist, res = dist
+        except (TheorybenchError, ValueError, MemoryError) as exc:
+            skipped.append({"n": n, "reason": f"{type(exc).__name__}: {exc}"})
+            break
+        row = {"n": n, "length": res.n, "free_positions": res.free_positions,
+               "average_sensitivity": res.value, "ci_low": res.ci_low,
+               "ci_high": res.ci_high, "exact": False, "method": "monte_carlo",
+               "samples": samples, "ratio": res.value / max(res.free_positions, 1),
+               "max_sensitivity": max(res.histogram) if res.histogram else 0.0}
+        if dist == "task":
+            row["sampler"] = (f"the task's own sampler, uniform on the valid inputs by a "
+                              f"chi-square test ({checked[0][1]}); uniform rejection "
+                              f"sampling is too sparse at this n")
+        out.append(row)
+        top = n
+    return out
+
+
+def _sampled(df, samples: int, rng, family: str, fam, checked: list):
+    """((distribution, result), "") of a Monte Carlo estimate under the uniform
+    distribution - by rejection sampling, or by the task's own sampler where that is too
+    sparse and the sampler passed :func:`_sampler_is_uniform` - or (None, why)."""
+    from ..errors import ResourceLimitError
+    try:
+        return ("uniform", average_sensitivity(df, distribution="uniform", samples=samples,
+                                               method="monte_carlo", rng=rng,
+                                               confidence=CONFIDENCE)), ""
+    except ResourceLimitError:
+        pass
+    if not checked:
+        checked.append(_sampler_is_uniform(family, fam))
+    ok, what = checked[0]
+    if not ok:
+        return None, ("uniform rejection sampling is too sparse and the task's sampler is "
+                      f"not shown uniform on the valid inputs ({what})")
+    return ("task", average_sensitivity(df, distribution="task", samples=samples,
+                                        method="monte_carlo", rng=rng,
+                                        confidence=CONFIDENCE)), ""
+
+
+def _sampler_is_uniform(family: str, fam) -> tuple[bool, str]:
+    """Is the task's own sampler uniform on the valid inputs?  Chi-square test against
+    the enumerated valid inputs at the largest analysis n with at most 4,096 of them
+    (20 draws per input expected; |z| of the statistic at most CHI2_Z)."""
+    from .. import tasks
+    for n in sorted(fam.analysis_ns, reverse=True):
+        try:
+            df = tasks.get(family, n=n).decision_view()[0]
+            if df.space_size() > (1 << 20):
+                continue
+            space = df.enumerate()
+        except (TheorybenchError, ValueError):
+            continue
+        if not 8 <= len(space) <= 4096:
+            continue
+        draws = np.asarray(df.sample(np.random.default_rng(12345), 20 * len(space)),
+                           dtype=np.int64)
+        both = np.concatenate([space.astype(np.int64), draws])
+        _, inv = np.unique(both, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        if not np.isin(inv[len(space):], inv[:len(space)]).all():
+            return False, f"at n={n} it draws inputs outside the valid set"
+        counts = np.bincount(inv[len(space):], minlength=len(space))[inv[:len(space)]]
+        expect = 20.0
+        chi2 = float(((counts - expect) ** 2 / expect).sum())
+        dof = len(space) - 1
+        zval = (chi2 - dof) / np.sqrt(2 * dof)
+        what = f"n={n}, {len(space)} valid inputs, chi2 = {chi2:.0f} on {dof} dof, z = {zval:.2f}"
+        return abs(zval) <= CHI2_Z, what
+    return False, "no analysis n with at most 4,096 valid inputs to test it on"
