@@ -137,6 +137,8 @@ def test_evaluate_schema_and_resumable_key(tiny):
 def test_chat_variant_applies_the_chat_template(tiny, monkeypatch):
     import dataclasses
 
+    from theorybench.experiments.llm.prompts import PromptBuilder
+
     from theorybench.experiments.llm.evaluate import LLMSpec, evaluate_llm
 
     cfg = dataclasses.replace(tiny.config, chat=True)
@@ -148,8 +150,12 @@ def test_chat_variant_applies_the_chat_template(tiny, monkeypatch):
                         raising=False)
     out = evaluate_llm(spec, backend=tiny)
     plain = evaluate_llm(dataclasses.replace(spec, model=tiny.config), backend=tiny)
-    for r, p in zip(out["records"], plain["records"]):
-        assert r["prompt"] == "Q: " + p["prompt"] + "\nA:"
+    insts = PromptBuilder("parity", 3, {}, 2).instances(3, 0)
+    for r, p, inst in zip(out["records"], plain["records"], insts):
+        # multi-turn: the header as the system turn, one user/assistant pair per example
+        turns = [inst.header] + [t for q, a in inst.shots for t in (q, a)] + [inst.query]
+        assert r["prompt"] == "".join(f"Q: {t}\n" for t in turns) + "A:"
+        assert p["prompt"] == inst.text()
         # the assistant turn starts the answer: no answer prefix, no added special tokens
         (s0, _), = tiny.loglikelihood([(r["prompt"], "0")], special=False)
         assert r["scores"]["0"] == pytest.approx(s0, abs=1e-5)

@@ -15,12 +15,18 @@ the first stop sequence.
 
 A GGUF file is dequantised by ``transformers`` at every load (slow); its weights are then
 cached as safetensors under ``$THEORYBENCH_CACHE`` (default ``~/.cache/theorybench``)
-``/llm/<sha256 of the file>/`` and later loads read the cache.
+``/llm/<sha256 of the file>/`` and later loads read the cache. The cache is a plain
+Hugging Face folder: its ``config.json`` carries no GGUF ``quantization_config`` (a
+GGUF-loaded model's config keeps one, and ``from_pretrained`` on the folder would then
+look for the GGUF file), so ``lm_eval --model hf --model_args pretrained=<folder>`` or any
+``AutoModelForCausalLM.from_pretrained(<folder>)`` loads it. A folder written before this
+rule is repaired in place when it is read (:func:`clean_cache_config`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import time
@@ -53,6 +59,42 @@ def _sha256(path: Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+def cache_dir(config: ModelConfig) -> Path | None:
+    """The dequantised cache folder of a GGUF model entry (None for a model directory or
+    an http model). Resolving a ``chunks:`` reference joins its file once."""
+    if config.backend != "local" or not config.gguf:
+        return None
+    gguf = resolve_path(config.gguf)
+    _check_gguf(gguf)
+    return cache_root() / "llm" / _sha256(gguf)[:16]
+
+
+#: Keys of a GGUF-loaded model's config that tie it to the GGUF file.
+_GGUF_KEYS = ("quantization_config", "gguf_file")
+
+
+def clean_cache_config(folder: Path) -> bool:
+    """Drop the GGUF quantisation setting from ``folder/config.json`` (written atomically);
+    True when something was removed. A dequantised cache holds plain float weights, and
+    the setting makes ``from_pretrained`` demand the GGUF file."""
+    path = Path(folder) / "config.json"
+    try:
+        cfg = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    q = cfg.get("quantization_config")
+    gguf_q = isinstance(q, dict) and (q.get("quant_method") == "gguf" or "gguf_file" in q)
+    if not (gguf_q or "gguf_file" in cfg):
+        return False
+    for key in _GGUF_KEYS:
+        if key != "quantization_config" or gguf_q:
+            cfg.pop(key, None)
+    tmp = path.with_name(f"config.json.tmp{os.getpid()}")
+    tmp.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+    return True
 
 
 def _check_gguf(path: Path) -> None:
@@ -99,6 +141,7 @@ class LocalModel:
             _check_gguf(gguf)
             cached = cache_root() / "llm" / _sha256(gguf)[:16]
             if config.cache and (cached / "config.json").is_file():
+                clean_cache_config(cached)  # a folder written by an older theorybench
                 model, tok = cls._from_dir(tf, cached, dtype, config)
                 source = "cache"
             else:
@@ -146,6 +189,7 @@ class LocalModel:
             plain.load_state_dict(model.state_dict())
             plain.save_pretrained(tmp)
             tok.save_pretrained(tmp)
+            clean_cache_config(tmp)
             if target.exists():
                 shutil.rmtree(tmp)
             else:
@@ -158,7 +202,14 @@ class LocalModel:
         return list(self.tok(text, add_special_tokens=special)["input_ids"])
 
     def split(self, context: str, continuation: str, special: bool = True):
-        """(context ids, continuation ids), the latter the tail of context+continuation."""
+        """(context ids, continuation ids), the latter the tail of context+continuation.
+        As in lm-eval (``TemplateLM._encode_pair``), trailing whitespace of the context is
+        moved to the front of the continuation and scored with it: a chat prompt ends with
+        the template's newline after the assistant header, and that newline is part of the
+        scored answer in both tools."""
+        n_ws = len(context) - len(context.rstrip())
+        if n_ws and len(context) > n_ws:
+            context, continuation = context[:-n_ws], context[-n_ws:] + continuation
         whole = self.encode(context + continuation, special)
         ctx = self.encode(context, special)
         if len(whole) > len(ctx) and whole[: len(ctx)] == ctx:
@@ -260,10 +311,20 @@ class LocalModel:
         return texts  # type: ignore[return-value]
 
     def apply_chat(self, messages: list[dict]) -> str:
+        """The chat template applied, ending with the assistant's header. A template that
+        refuses a system turn gets the turns without it, as lm-eval's ``hf`` model does."""
         if not getattr(self.tok, "chat_template", None):
-            raise ConfigError(f"model {self.config.name} has no chat template; set "
-                              f"\"chat\": false in the model file")
-        return self.tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+            raise ConfigError(f"model {self.config.name} has no chat template; leave chat "
+                              f"off (no --chat; \"chat\": false in the model file)")
+        try:
+            return self.tok.apply_chat_template(messages, tokenize=False,
+                                                add_generation_prompt=True)
+        except Exception as exc:  # jinja2's TemplateError (jinja2 is not imported here)
+            if type(exc).__name__ != "TemplateError" or messages[0]["role"] != "system":
+                raise
+            return self.tok.apply_chat_template(
+                [m for m in messages if m["role"] != "system"], tokenize=False,
+                add_generation_prompt=True)
 
 
 def cut_at_stop(text: str, stop) -> str:

@@ -11,10 +11,19 @@ The answer of an instance depends on the family's ``answer`` kind:
 * ``sequence`` - the whole answer of an ``answer`` task (binary_add), space-separated; it
   has no short list of allowed answers, so it is scored by generation only.
 
-Determinism: the queries are drawn from ``np.random.default_rng([seed, 1])``; the examples
-of query ``i`` from ``default_rng([seed, 2, i])`` and never equal the query's input.
-``order`` is ``random`` (examples i.i.d. from the task's distribution) or ``balanced``
-(equally many examples of each allowed answer, shuffled; for ``label``/``last`` answers).
+Determinism and prefixes: the queries are drawn in blocks of :data:`QUERY_BLOCK`, block
+``b`` from ``np.random.default_rng([seed, 1, b])``, so the first N prompts of ``count`` M >= N
+are the prompts of ``count`` N (lm-eval's ``--limit N``: the first N documents); a sampler
+that balances a whole batch (index, khop, Dyck) would otherwise give other queries for
+another count. The examples of query ``i`` come from ``default_rng([seed, 2, i])``; they
+never equal the query's input and never repeat within one prompt. ``order`` is ``random``
+(examples from the task's distribution) or ``balanced`` (equally many examples of each
+allowed answer, shuffled; for ``label``/``last`` answers).
+
+Chat (:func:`chat_messages`): the header is the system turn (or the start of the first user
+turn when the model takes no system turn), each example a user turn (its input) and an
+assistant turn (its answer), the query a last user turn: lm-eval's ``--apply_chat_template
+--fewshot_as_multiturn`` layout.
 """
 
 from __future__ import annotations
@@ -37,6 +46,8 @@ ANSWER_KINDS = ("label", "last", "sequence")
 _TEMPLATE_KEYS = ("header", "example", "query", "separator", "answer_prefix", "stop")
 #: Rounds of drawing before a family is declared too small for k distinct examples.
 MAX_DRAW_ROUNDS = 8
+#: Queries are drawn this many at a time, each block from its own generator (prefixes).
+QUERY_BLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -89,6 +100,8 @@ class Instance:
     choices: tuple[str, ...]    # allowed answers ((), for sequence answers)
     input_text: str
     separator: str
+    #: (query text, answer) of each example: the chat turns
+    shots: tuple[tuple[str, str], ...] = ()
 
     def text(self) -> str:
         """The completion-style prompt (everything before the answer)."""
@@ -160,45 +173,72 @@ class PromptBuilder:
                if self.order == "balanced" and self.choices else None)
         picked: list[tuple[str, str]] = []
         taken = dict.fromkeys(per or (), 0)
+        seen = {query_row.tobytes()}  # never the query, never one example twice
         for _ in range(MAX_DRAW_ROUNDS):
             if len(picked) >= want:
                 break
             batch = self.task.sample(rng, 4 * want + 8)
             answers = self.answers(batch)
             for i in range(len(batch)):
-                row = batch.tokens[i][: int(batch.lengths[i])]
-                if row.shape == query_row.shape and np.array_equal(row, query_row):
-                    continue  # never show the query among its own examples
+                row = np.ascontiguousarray(batch.tokens[i][: int(batch.lengths[i])],
+                                           dtype=query_row.dtype)
+                if row.tobytes() in seen:
+                    continue
                 if per is not None:
                     if taken.get(answers[i], want) >= per[answers[i]]:
                         continue
                     taken[answers[i]] += 1
+                seen.add(row.tobytes())
                 picked.append((self.task.render(row), answers[i]))
                 if len(picked) >= want:
                     break
         if len(picked) < want:
             raise ConfigError(f"{self.task.name} at n={self.task.n} cannot supply {want} "
-                              f"examples other than the query ({'balanced' if per else 'random'}"
-                              f" order found {len(picked)}); lower k or raise n")
+                              f"distinct examples other than the query ("
+                              f"{'balanced' if per else 'random'} order found {len(picked)}); "
+                              f"lower k or raise n")
         if per is not None:
             rng.shuffle(picked)
-        return [self._solved(t, a) for t, a in picked]
+        return picked
 
     def instances(self, count: int, seed: int) -> list[Instance]:
         """``count`` queries with their examples; the same seed gives the same prompts."""
-        rng = np.random.default_rng([seed, 1])
-        batch = self.task.sample(rng, count)
-        answers = self.answers(batch)
         out = []
-        for i in range(count):
-            row = batch.tokens[i][: int(batch.lengths[i])]
-            text = self.task.render(row)
-            out.append(Instance(i, self.header, tuple(self._examples(seed, i, row)),
-                                self.t["query"].format(input=text), answers[i], self.choices,
-                                text, self.t["separator"]))
+        for b in range(-(-count // QUERY_BLOCK)):
+            batch = self.task.sample(np.random.default_rng([seed, 1, b]), QUERY_BLOCK)
+            answers = self.answers(batch)
+            for j in range(min(QUERY_BLOCK, count - b * QUERY_BLOCK)):
+                i = b * QUERY_BLOCK + j
+                row = np.ascontiguousarray(batch.tokens[j][: int(batch.lengths[j])])
+                text = self.task.render(row)
+                picked = self._examples(seed, i, row)
+                shots = tuple((self.t["query"].format(input=t), a) for t, a in picked)
+                examples = tuple(self._solved(t, a) for t, a in picked)
+                out.append(Instance(i, self.header, examples,
+                                    self.t["query"].format(input=text), answers[j],
+                                    self.choices, text, self.t["separator"], shots))
         return out
 
 
-def chat_messages(inst: Instance) -> list[dict]:
-    """The chat variant: one user turn holding the whole few-shot prompt."""
-    return [{"role": "user", "content": inst.text()}]
+def chat_messages(inst: Instance, system: str | None = None, multiturn: bool = True,
+                  system_turn: bool = True) -> list[dict]:
+    """The chat turns of an instance. ``multiturn``: the header (after ``system``, an
+    optional instruction of the user's) as the system turn, each example as a user turn
+    and an assistant turn, the query as the last user turn; otherwise one user turn holding
+    the whole completion prompt. ``system_turn`` False (a template without a system role)
+    puts the system text at the start of the first user turn, as lm-eval does."""
+    sep = inst.separator
+    head = sep.join(p for p in (system, inst.header) if p)
+    if not multiturn:
+        msgs = [{"role": "user", "content": inst.text()}]
+        if system:
+            msgs.insert(0, {"role": "system", "content": system})
+        return msgs
+    msgs: list[dict] = [{"role": "system", "content": head}]
+    for q, a in inst.shots:
+        msgs += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
+    msgs.append({"role": "user", "content": inst.query})
+    if not system_turn:
+        msgs[1]["content"] = head + sep + msgs[1]["content"]
+        msgs.pop(0)
+    return msgs
