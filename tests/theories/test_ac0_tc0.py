@@ -9,7 +9,7 @@ from theorybench import tasks
 from theorybench.theories.base import (Basis, Context, RuleSkip, Status, Verdict, check_json,
                                        to_jsonable)
 from theorybench.formal.circuits import hardness
-from theorybench.theories._rules import boppana_rule, construction_rule, reduction_rule
+from theorybench.theories.rules import boppana_rule, construction_rule, reduction_rule
 from theorybench.formal.circuits.verify import construction_table
 from theorybench.formal.reductions import Reduction, task_problem
 from theorybench.theories.registry import theory
@@ -174,7 +174,7 @@ def _fake_table(depths, sizes, errors=0):
 ])
 def test_construction_rule_skips_unless_verified_bounded_depth_polynomial_size(
         ac0, monkeypatch, table, reason):
-    from theorybench.theories import _rules as rules
+    from theorybench.theories import rules
     monkeypatch.setattr(rules, "construction_table", lambda *a, **k: table())
     out = construction_rule(ac0, "all", "ac0", Context())
     assert isinstance(out, RuleSkip) and reason in out.reason

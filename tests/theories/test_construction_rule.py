@@ -1,4 +1,4 @@
-"""C-RASP's softmax-construction rule (theories/_rules.py: counts_only,
+"""C-RASP's softmax-construction rule (theories/rules.py: counts_only,
 softmax_construction_rule) and the construction evidence it cites
 (constructions/evidence.py)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from theorybench.constructions import evidence as E
-from theorybench.theories import _rules
+from theorybench.theories import rules
 from theorybench.theories.base import Basis, Context, Prediction, RuleSkip, Status, Verdict
 from theorybench.theories.crasp import CRASPTheory
 from theorybench.theories.runner import predict_one
@@ -43,11 +43,11 @@ def test_no_construction_and_a_failed_one_skip(monkeypatch):
 
 
 def test_counts_only_names_each_reason():
-    ok, why = _rules.counts_only({"z3_kind": "all-n", "fixed_weights": True,
+    ok, why = rules.counts_only({"z3_kind": "all-n", "fixed_weights": True,
                                   "uses_positions": False, "status": "proven",
                                   "uniform_only": True})
     assert ok and "same at every n" in why
-    ok, why = _rules.counts_only({"z3_kind": "uniform", "fixed_weights": True,
+    ok, why = rules.counts_only({"z3_kind": "uniform", "fixed_weights": True,
                                   "uses_positions": True, "status": "verified <= 8",
                                   "uniform_only": True})
     assert not ok and "positional" in why and "not proved for every n" in why
@@ -56,7 +56,7 @@ def test_counts_only_names_each_reason():
 def test_a_verified_construction_gives_verified_status(monkeypatch):
     ev = dict(E.construction_evidence("majority"), status="verified <= 11", verified_up_to=11)
     monkeypatch.setattr(E, "construction_evidence", lambda label: ev)
-    p = _rules.softmax_construction_rule(CRASPTheory(), "majority", Context(),
+    p = rules.softmax_construction_rule(CRASPTheory(), "majority", Context(),
                                          lambda e: (True, "admitted"), "C-RASP")
     assert p.status == Status.VERIFIED and p.evidence["verified_up_to"] == 11
 

@@ -5,7 +5,7 @@ from math import comb, log2
 import numpy as np
 import pytest
 
-from theorybench.theories import _rules
+from theorybench.theories import rules
 from theorybench.theories.base import Basis, Context, Prediction, RuleSkip, Status, Verdict
 from theorybench.theories.crasp import CRASPTheory
 from theorybench.theories.registry import theory
@@ -44,8 +44,8 @@ def test_communication_bound_uses_the_sequence_length():
 def test_polylog_growth_fitted_as_a_power_is_not_proven(monkeypatch):
     ms = tuple(range(6, 19, 2))
     vals = tuple(float(np.log2(m) ** 3) for m in ms)  # depth-4 AC0 behaviour
-    monkeypatch.setattr(_rules, "_sensitivity_series", lambda fam: (ms, vals, "uniform"))
-    ac0 = _rules.boppana_rule(theory("ac0"), "parity", Context())
+    monkeypatch.setattr(rules, "_sensitivity_series", lambda fam: (ms, vals, "uniform"))
+    ac0 = rules.boppana_rule(theory("ac0"), "parity", Context())
     pos = StarFreePosTheory().r_sensitivity("parity", Context())
     for p in (ac0, pos):
         assert isinstance(p, Prediction) and p.verdict == Verdict.HARD

@@ -7,5 +7,5 @@ predictions and its tables. A task is a :class:`~theorybench.tasks.TaskRef` valu
 (``khop:k=2``); the runner hands it and the rows a rule may consult to each theory. The theory
 modules (``star_free``, ``ac0``, ``tc0``, ``crasp``, ``mpc``, ``bapo``, ``sensitivity``)
 run the executable models of :mod:`theorybench.formal`; rule code two theories share lives
-in ``_rules``. See ``docs/theories.md`` for what each theory's rules rest on.
+in ``rules``. See ``docs/theories.md`` for what each theory's rules rest on.
 """

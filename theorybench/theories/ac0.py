@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Basis, Context, Prediction, RuleSkip, Theory, Verdict, rule
-from ._rules import boppana_rule, construction_rule, reduction_rule
+from .rules import boppana_rule, construction_rule, reduction_rule
 
 #: The n at which the construction rules (AC0 and TC0) prove their circuit with z3, and
 #: the budget of one n: z3 resource units (deterministic, so a cell does not depend on

@@ -233,7 +233,7 @@ class BAPOTheory(Theory):
     @rule("checked claim of proofs/", Basis.THEOREM)
     def from_claim(self, family: str, ctx: Context):
         """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
-        from ._rules import claim_rule
+        from .rules import claim_rule
         return claim_rule(self, family, ctx)
 
 def _monotone(dep: list[int] | None) -> bool:

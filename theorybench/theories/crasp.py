@@ -223,7 +223,7 @@ class CRASPTheory(Theory):
         """A hand-built softmax transformer (constructions/) that is a fixed C-RASP count
         comparison (same weights at every n, no positions, one uniform layer, proved for
         all n); other constructions are recorded as consistent with the verdict."""
-        from ._rules import counts_only, softmax_construction_rule
+        from .rules import counts_only, softmax_construction_rule
         return softmax_construction_rule(self, family, ctx, counts_only, "C-RASP")
 
     def predict(self, family: str, context: Context | None = None) -> Prediction:
@@ -250,7 +250,7 @@ class CRASPTheory(Theory):
         inverse homomorphism a -> w (closure: Yang, Veseli et al., Prop. 41), a unary
         language that is eventually periodic and not eventually constant, which C-RASP
         cannot define (Huang et al. 2025: (aa)* is not in C-RASP)."""
-        from ._rules import group_witness
+        from .rules import group_witness
         found = group_witness(family, ctx, "star-free")
         if isinstance(found, RuleSkip):
             return found
@@ -351,7 +351,7 @@ class CRASPTheory(Theory):
     @rule("checked claim of proofs/", Basis.THEOREM)
     def from_claim(self, family: str, ctx: Context):
         """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
-        from ._rules import claim_rule
+        from .rules import claim_rule
         return claim_rule(self, family, ctx)
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).

@@ -26,7 +26,7 @@ Families with neither a builder nor a checked reduction stay Unknown.
 from __future__ import annotations
 
 from .base import Basis, Context, Theory, rule
-from ._rules import construction_rule, reduction_rule
+from .rules import construction_rule, reduction_rule
 from .ac0 import with_z3_proofs
 
 

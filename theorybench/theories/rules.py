@@ -1,8 +1,11 @@
-"""The rule bodies shared by the AC0 and TC0 theories (construction, sensitivity, reduction).
+"""Rule bodies shared by several theories: circuit constructions and circuit lower bounds
+(AC0, TC0), the softmax-construction and counts-only rules (C-RASP), group witnesses in a
+syntactic monoid (Star-free, C-RASP), and rules that rest on a checked claim of
+``proofs/`` (BAPO, C-RASP).
 
 Each function returns a :class:`~theorybench.theories.base.Prediction` or a
-:class:`~theorybench.theories.base.RuleSkip`; the theory classes in ``theories/ac0.py``
-and ``theories/tc0.py`` only choose which to run, in basis order (construction, lower bound, reduction, theorem).
+:class:`~theorybench.theories.base.RuleSkip`; a theory class only chooses which to run, in
+basis order (construction, lower bound, reduction, theorem).
 """
 
 from __future__ import annotations
