@@ -107,6 +107,8 @@ GOOD = {"theory": "sensitivity", "task": "parity", "verdict": "hard", "basis": "
     ("evidence", 3, "evidence is int, not an object"),
     ("explanation", ["x"], "explanation is list, not text"),
     ("tried", "none", "tried is str, not a list"),
+    ("tried", [{"rule": "r", "basis": "none", "outcome": "fired"}, 1],
+     "tried entry 1 is not an object with rule, basis and outcome"),
 ])
 def test_edited_predictions_are_refused_naming_file_entry_and_field(tmp_path, field, value,
                                                                     message):

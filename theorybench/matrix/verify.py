@@ -110,6 +110,12 @@ def _prediction_problems(p: Any) -> list[str]:
             out.append(f"{name} is {type(p[name]).__name__}, not text")
     if p.get("tried") is not None and not isinstance(p["tried"], list):
         out.append(f"tried is {type(p['tried']).__name__}, not a list")
+    elif p.get("tried"):
+        keys = {"rule", "basis", "outcome"}  # what `explain` prints of each rule tried
+        bad = next((i for i, t in enumerate(p["tried"])
+                    if not isinstance(t, dict) or not keys <= set(t)), None)
+        if bad is not None:
+            out.append(f"tried entry {bad} is not an object with rule, basis and outcome")
     return out
 
 
