@@ -98,3 +98,118 @@ def test_an_upward_import_is_caught(tmp_path):
     assert any("formal/growth.py" in b and "imports theories" in b for b in bad)
     assert any("tasks/base.py" in b and "imports experiments" in b for b in bad)
     assert len(bad) == 2
+
+
+# ---- module graph: cycles and private names ------------------------------------------------
+def _module(path: pathlib.Path, pkg: pathlib.Path) -> str:
+    parts = path.relative_to(pkg.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports(pkg: pathlib.Path):
+    """(importer, line, imported module, imported name or None, inside a function) for every
+    import of the package's own modules, module level and inside functions alike."""
+    mods = {_module(p, pkg): p for p in pkg.rglob("*.py")}
+    root = pkg.name
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text(), str(path))
+        funcs = {id(n) for f in ast.walk(tree)
+                 if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 for n in ast.walk(f) if n is not f}
+        for node in ast.walk(tree):
+            inner = id(node) in funcs
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name.split(".")[0] == root:
+                        yield name, node.lineno, alias.name, None, inner
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                    base = base[:len(base) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                if target.split(".")[0] != root:
+                    continue
+                for alias in node.names:
+                    sub = f"{target}.{alias.name}"
+                    if sub in mods:           # "from . import ast": a module
+                        yield name, node.lineno, sub, None, inner
+                    else:
+                        yield name, node.lineno, target, alias.name, inner
+
+
+def import_cycles(pkg: pathlib.Path) -> list[list[str]]:
+    """Strongly connected components of more than one module (module-level and function
+    imports alike: a function import only hides a cycle from import time)."""
+    mods = {_module(p, pkg) for p in pkg.rglob("*.py")}
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for src, _, target, _, _ in module_imports(pkg):
+        while target not in mods and "." in target:
+            target = target.rsplit(".", 1)[0]
+        if target in mods and target != src:
+            graph[src].add(target)
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(mods):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def private_imports(pkg: pathlib.Path) -> list[str]:
+    """Imports of another module's private (``_name``) module or object."""
+    bad = []
+    for src, line, target, name, _ in module_imports(pkg):
+        if target == src:
+            continue
+        hidden = [p for p in target.split(".") if p.startswith("_") and p != "__init__"]
+        if hidden or (name and name.startswith("_") and not name.startswith("__")):
+            bad.append(f"{src}:{line} imports {target}{'.' + name if name else ''}")
+    return bad
+
+
+def test_no_import_cycles():
+    assert import_cycles(PKG) == []
+
+
+def test_no_private_names_across_modules():
+    assert private_imports(PKG) == []
+
+
+def test_a_cycle_and_a_private_import_are_caught(tmp_path):
+    copy = tmp_path / "theorybench"
+    shutil.copytree(PKG, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    # a cycle inside one layer, hidden in a function
+    a, b = copy / "formal" / "growth.py", copy / "formal" / "communication.py"
+    a.write_text(a.read_text() + "\n\ndef _f():\n    from . import communication\n")
+    b.write_text(b.read_text() + "\n\ndef _g():\n    from .growth import classify_growth\n")
+    helper = copy / "tasks" / "bits.py"
+    helper.write_text(helper.read_text() + "\n\ndef _secret():\n    return 1\n")
+    user = copy / "tasks" / "balance.py"
+    user.write_text(user.read_text() + "\nfrom .bits import _secret\n")
+    assert ["theorybench.formal.communication", "theorybench.formal.growth"] in \
+        import_cycles(copy)
+    assert any("theorybench.tasks.bits._secret" in b for b in private_imports(copy))

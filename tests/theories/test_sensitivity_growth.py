@@ -25,7 +25,7 @@ def test_khop3_is_not_hard_and_says_it_sampled():
 
 def test_khop_sampler_is_uniform_and_a_skewed_one_is_not(monkeypatch):
     fam = tasks.family("khop")
-    ok, what = st._sampler_is_uniform("khop", fam)
+    ok, what = st.sampler_is_uniform("khop", fam)
     assert ok, what
     real_get = tasks.get
 
@@ -44,7 +44,7 @@ def test_khop_sampler_is_uniform_and_a_skewed_one_is_not(monkeypatch):
         return task
 
     monkeypatch.setattr(tasks, "get", skewed_get)
-    ok, what = st._sampler_is_uniform("khop", fam)
+    ok, what = st.sampler_is_uniform("khop", fam)
     assert not ok and "z =" in what
 
 

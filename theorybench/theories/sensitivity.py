@@ -53,8 +53,8 @@ from .base import (Basis, Context, RuleSkip, Status, Theory, Verdict,
 from ..formal.growth import classify_growth, tail_window
 from ..formal.sensitivity import average_sensitivity
 # the extension's names stay importable from here (tests, users tuning the budget)
-from ._sensitivity_sampling import (CONFIDENCE, EXTEND_BUDGET_S, EXTEND_NS,  # noqa: F401
-                                    EXTEND_SAMPLES, _extend, _sampler_is_uniform)
+from .sensitivity_sampling import (CONFIDENCE, EXTEND_BUDGET_S, EXTEND_NS,  # noqa: F401
+                                    EXTEND_SAMPLES, extend_series, sampler_is_uniform)
 
 HARD_FLOOR = 0.1
 HARD_EXPONENT = 0.9
@@ -137,7 +137,7 @@ def _profile(family: str, max_n: int, seed: int, options: tuple, budget: float) 
                      "ratio": res.value / max(res.free_positions, 1),
                      "max_sensitivity": max(res.histogram) if res.histogram else 0.0})
     if len(rows) >= 1:
-        rows += _extend(family, fam, rows, rng, skipped, ctx)
+        rows += extend_series(family, fam, rows, rng, skipped, ctx)
     out: dict[str, Any] = {"distribution": "uniform (natural input space)", "values": rows,
                            "skipped": skipped, "thresholds": {
                                "hard_ratio_floor": HARD_FLOOR, "hard_exponent": HARD_EXPONENT,

@@ -110,8 +110,8 @@ class HTTPModel:
         if not self.config.tokenizer or not self.context:
             return None
         if self._tok is None:
-            from .local import _import_transformers
-            _, tf = _import_transformers()
+            from .local import import_transformers
+            _, tf = import_transformers()
             self._tok = tf.AutoTokenizer.from_pretrained(self.config.tokenizer,
                                                          local_files_only=True)
         return len(self._tok(text)["input_ids"])

@@ -40,7 +40,7 @@ class ContextTooLong(ConfigError):
     """A prompt (plus what must follow it) does not fit the model's context."""
 
 
-def _import_transformers():
+def import_transformers():
     os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for the hub
     try:
         import torch
@@ -111,7 +111,7 @@ class LocalModel:
 
     def __init__(self, model, tokenizer, config: ModelConfig, load_seconds: float = 0.0,
                  source: str = ""):
-        torch, _ = _import_transformers()
+        torch, _ = import_transformers()
         self.torch = torch
         self.model = model.eval()
         self.tok = tokenizer
@@ -129,7 +129,7 @@ class LocalModel:
     # ---------------------------------------------------------------- loading
     @classmethod
     def load(cls, config: ModelConfig) -> "LocalModel":
-        torch, tf = _import_transformers()
+        torch, tf = import_transformers()
         if config.threads:
             torch.set_num_threads(config.threads)
         dtype = getattr(torch, config.dtype, None)
@@ -280,7 +280,7 @@ class LocalModel:
     def generate(self, prompts: list[str], max_new_tokens: int = 16, stop=(),
                  batch_size: int | None = None, special: bool = True) -> list[str]:
         """Greedy continuations, each cut at its first stop sequence."""
-        torch, tf = self.torch, _import_transformers()[1]
+        torch, tf = self.torch, import_transformers()[1]
         if max_new_tokens < 1:
             raise ConfigError(f"max_new_tokens must be positive, got {max_new_tokens}")
         enc = [self.encode(p, special) for p in prompts]

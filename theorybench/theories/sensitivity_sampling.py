@@ -35,7 +35,7 @@ CHI2_Z = 4.0
 CONFIDENCE = 0.95
 
 
-def _extend(family: str, fam, rows: list[dict], rng, skipped: list[dict],
+def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
             ctx: Context) -> list[dict]:
     """Sampled estimates (uniform distribution) at the n of EXTEND_NS above the measured
     ones, each priced by a pilot run and dropped (with the reason) past the budget."""
@@ -96,7 +96,7 @@ def _extend(family: str, fam, rows: list[dict], rng, skipped: list[dict],
 def _sampled(df, samples: int, rng, family: str, fam, checked: list):
     """((distribution, result), "") of a Monte Carlo estimate under the uniform
     distribution - by rejection sampling, or by the task's own sampler where that is too
-    sparse and the sampler passed :func:`_sampler_is_uniform` - or (None, why)."""
+    sparse and the sampler passed :func:`sampler_is_uniform` - or (None, why)."""
     from ..errors import ResourceLimitError
     try:
         return ("uniform", average_sensitivity(df, distribution="uniform", samples=samples,
@@ -105,7 +105,7 @@ def _sampled(df, samples: int, rng, family: str, fam, checked: list):
     except ResourceLimitError:
         pass
     if not checked:
-        checked.append(_sampler_is_uniform(family, fam))
+        checked.append(sampler_is_uniform(family, fam))
     ok, what = checked[0]
     if not ok:
         return None, ("uniform rejection sampling is too sparse and the task's sampler is "
@@ -115,7 +115,7 @@ def _sampled(df, samples: int, rng, family: str, fam, checked: list):
                                         confidence=CONFIDENCE)), ""
 
 
-def _sampler_is_uniform(family: str, fam) -> tuple[bool, str]:
+def sampler_is_uniform(family: str, fam) -> tuple[bool, str]:
     """Is the task's own sampler uniform on the valid inputs?  Chi-square test against
     the enumerated valid inputs at the largest analysis n with at most 4,096 of them
     (20 draws per input expected; |z| of the statistic at most CHI2_Z)."""
