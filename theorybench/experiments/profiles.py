@@ -184,8 +184,10 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick", description="every task variant at 3 n x 3 seeds; length "
         "generalization on 6 tasks x 9 encodings (and base-size NoPE, RoPE)",
-        expected_time="under an hour for both trained lines on 2 CPU cores (see "
-                      "docs/results-quick.md for the measured time)",
+        expected_time="about an hour for both trained lines on 2 idle CPU cores (estimated: "
+                      "the 2-layer profile took 54 min, docs/results-quick.md; 4-layer steps "
+                      "cost about twice as much and the plateau rule halves the runs that "
+                      "stay at chance; not yet measured)",
         in_tasks=_QUICK_TASKS,
         lg_tasks=("majority", "parity", "index", "khop:k=1", "dyck:k=1", "dyck_bounded"),
         ns_count=3, in_size="deep", in_training=_QUICK_TRAIN, seeds=(0, 1, 2), lg_seeds=(0,),
