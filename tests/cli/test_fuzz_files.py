@@ -5,7 +5,7 @@ that names the file (exit 2, or a StoreError/ConfigError from the loader), never
 traceback, a hang or a changed store.
 
 Like tests/cli/test_fuzz_cli.py: ``THEORYBENCH_FUZZ=N`` runs N cases per generator with no
-time budget (default: as many as fit in about 6 seconds per generator, at least 12);
+time budget (default: as many as fit in about 5 seconds per generator, at least 12);
 ``THEORYBENCH_FUZZ_SEED`` picks another sample and ``THEORYBENCH_FUZZ_CAP`` the seconds one
 case may take (default 30).
 """
@@ -25,7 +25,7 @@ import pytest
 from theorybench.errors import ConfigError, StoreError
 
 CAP_S = float(os.environ.get("THEORYBENCH_FUZZ_CAP", "30"))
-BUDGET_S = 6.0
+BUDGET_S = 5.0
 MIN_CASES = 12
 
 #: JSON values that no field of these files takes in every position.
