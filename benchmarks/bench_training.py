@@ -3,12 +3,18 @@
     python benchmarks/bench_training.py                   # CPU, all cores
     python benchmarks/bench_training.py --device cuda     # a GPU (bf16 autocast, as trained)
     python benchmarks/bench_training.py --smoke           # also time the smoke profile
+    python benchmarks/bench_training.py --stopping quick.sqlite   # steps the stopping rules saved
 
 Prints: the peak of a large float32 matmul (and bf16 on a GPU), the base model's (4 layers,
 width 256) training step at batch 64, length 64: tokens/s, achieved FLOP/s (analytic count:
 6 x matmul parameters x tokens + 12 x layers x batch x length^2 x width for attention,
-forward and backward) and its fraction of the peak; with --smoke, the wall time of both
-smoke-profile lines in a fresh temporary store. Goal: >= 50% of the matmul peak.
+forward and backward) and its fraction of the peak; then every model size the profiles use
+(``--sizes``, default small, deep, base; NoPE, the profiles' batch 64 x length 33) with its
+fraction of the peak; with --smoke, the wall time of both smoke-profile lines in a fresh
+temporary store; with --stopping STORE, for the finished in-distribution runs of a store, the
+steps and the estimated seconds that early stopping saved (runs stopped at the target or by
+the plateau rule, against their step budget, at each run's own seconds per step). Goal: >= 50%
+of the matmul peak.
 """
 
 from __future__ import annotations
@@ -131,6 +137,32 @@ def smoke_wall(device: str) -> float:
         return time.perf_counter() - start
 
 
+def stopping_savings(db: str) -> None:
+    """Steps and estimated seconds early stopping saved the store's in-distribution runs."""
+    from collections import Counter
+
+    from theorybench.experiments.store import ResultsStore
+    reasons, saved_steps, saved_s, spent_s = Counter(), Counter(), Counter(), 0.0
+    for r in ResultsStore(db).records():
+        if r.line != "in_distribution" or r.status != "done" or not r.metrics:
+            continue
+        m, budget = r.metrics, int((r.spec.get("training") or {}).get("steps") or 0)
+        steps, wall = int(m.get("steps") or 0), float(m.get("wall_s") or 0.0)
+        reason = m.get("stop_reason") or ("target" if m.get("reached_target") else "budget")
+        reasons[reason] += 1
+        spent_s += wall
+        if reason in ("target", "plateau") and steps and budget > steps:
+            saved_steps[reason] += budget - steps
+            saved_s[reason] += (budget - steps) * wall / steps
+    total = sum(reasons.values())
+    whole = spent_s + sum(saved_s.values())
+    print(f"{total} in-distribution runs: " + ", ".join(f"{k} {v}" for k, v in reasons.items()))
+    for reason in ("target", "plateau"):
+        print(f"stopping at the {reason} saved {saved_steps[reason]:,} steps, about "
+              f"{saved_s[reason] / 60:.0f} min of the {whole / 60:.0f} min that running every "
+              f"run to its budget would take ({100 * saved_s[reason] / max(whole, 1e-9):.0f} %)")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cpu")
@@ -144,7 +176,14 @@ def main(argv=None) -> int:
                     help="also time torch.nn.TransformerEncoder of the same shape and print "
                          "every encoding's speed relative to it and to NoPE")
     ap.add_argument("--smoke", action="store_true", help="also time the smoke profile (both lines)")
+    ap.add_argument("--sizes", default="small,deep,base",
+                    help="model sizes to time at the profiles' shape (batch 64 x length 33)")
+    ap.add_argument("--stopping", metavar="STORE", default=None,
+                    help="a results store: the steps and time early stopping saved its runs")
     args = ap.parse_args(argv)
+    if args.stopping:
+        stopping_savings(args.stopping)
+        return 0
     device = torch.device(args.device)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -169,6 +208,12 @@ def main(argv=None) -> int:
         print(f"base model ({params:,} parameters), encoding {enc}, batch {args.batch} x length "
               f"{args.length}: {per_step * 1000:.1f} ms/step, {tokens:,.0f} tokens/s, "
               f"{flops / per_step / 1e9:,.1f} GFLOP/s = {100 * flops / per_step / peak:.0f}% of peak")
+    for size in filter(None, args.sizes.split(",")):
+        per_step, flops, params = bench_model(device, "nope", 64, 33, steps, size=size)
+        layers, width = SIZES[size]
+        print(f"size {size} ({layers} layers x {width}, {params:,} parameters), batch 64 x 33: "
+              f"{per_step * 1000:.1f} ms/step, {flops / per_step / 1e9:,.2f} GFLOP/s = "
+              f"{100 * flops / per_step / peak:.0f}% of peak")
     if args.reference:
         ref = args.batch * args.length / bench_reference(device, args.batch, args.length, steps)
         print(f"nn.TransformerEncoder, same shape: {ref:,.0f} tokens/s")
