@@ -47,13 +47,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import tasks
 from ..errors import TheorybenchError
 from .base import (Basis, Context, RuleSkip, Status, Theory, Verdict,
                    rule)
 from ..formal.growth import classify_growth, tail_window
 from ..formal.sensitivity import average_sensitivity
 # the extension's names stay importable from here (tests, users tuning the budget)
-from .sensitivity_sampling import (CONFIDENCE, EXTEND_BUDGET_S, EXTEND_NS,  # noqa: F401
+from .sensitivity_sampling import (CONFIDENCE, EXTEND_EVALUATIONS, EXTEND_NS,  # noqa: F401
                                     EXTEND_SAMPLES, extend_series, sampler_is_uniform)
 
 HARD_FLOOR = 0.1
@@ -112,7 +113,6 @@ def _choose(df, ctx: Context) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=512)
 def _profile(family: str, max_n: int, seed: int, options: tuple, budget: float) -> dict[str, Any]:
-    from .. import tasks
     ctx = Context(max_n=max_n, seed=seed, options=dict(options))
     fam = tasks.family(family)
     ns = _choose_ns(family, fam, max_n)
@@ -183,7 +183,6 @@ def _choose_ns(family: str, fam, max_n: int) -> list[int]:
     """The family's analysis n up to max_n; when fewer than three, the next valid n above
     (larger analysis n first, then n + 1, n + 2, ... up to four n and at most 4 max_n),
     measured by Monte Carlo where the space is too large to enumerate."""
-    from .. import tasks
     ns = sorted(n for n in fam.analysis_ns if n <= max_n)
     extra = sorted(n for n in fam.analysis_ns if n > max_n)
     while len(ns) < 3 and extra:

@@ -7,17 +7,18 @@ Estimates are Monte Carlo under the uniform distribution on the natural input sp
 (:func:`..formal.sensitivity.average_sensitivity`, normal-approximation intervals); where
 rejection sampling of the valid inputs is too sparse, the task's own sampler stands in
 only after a chi-square test at a small n finds it uniform on the valid inputs.  Each n is
-priced by a pilot run in CPU seconds (not wall-clock, so a busy machine measures the same
-n) and left out, with the reason, past the family's budget.
+priced by the number of label evaluations its estimate needs (each sample and every
+one-symbol change of it) and left out, with the reason, past the family's budget: a count,
+not a clock, so every machine measures the same n and the same seed gives the same
+prediction.
 """
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
-from ..errors import TheorybenchError
+from .. import tasks
+from ..errors import ResourceLimitError, TheorybenchError
 from ..formal.sensitivity import average_sensitivity
 from .base import Context
 
@@ -26,9 +27,10 @@ from .base import Context
 #: (3-hop rises up to n = 10 and levels off near 7.6 from n = 14 to 64).
 EXTEND_NS = (16, 24, 32, 48, 64)
 EXTEND_SAMPLES = 400
-#: CPU seconds the extension may take per family (a pilot run prices each n first; CPU
-#: time, not wall-clock, so that a busy machine measures the same n).
-EXTEND_BUDGET_S = 3.0
+#: Label evaluations the extension may spend per family (each n costs samples x (1 + the
+#: number of one-symbol changes of an input)); a count, so the measured n never depend on
+#: the machine or its load.
+EXTEND_EVALUATIONS = 2_000_000
 #: The task's sampler stands in for uniform rejection sampling (too sparse at large n)
 #: only when a chi-square test at a small n finds it uniform on the valid inputs.
 CHI2_Z = 4.0
@@ -39,10 +41,9 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
             ctx: Context) -> list[dict]:
     """Sampled estimates (uniform distribution) at the n of EXTEND_NS above the measured
     ones, each priced by a pilot run and dropped (with the reason) past the budget."""
-    from .. import tasks
     top = max(r["n"] for r in rows)
-    started = time.process_time()
-    budget = float(ctx.options.get("sensitivity_extend_budget", EXTEND_BUDGET_S))
+    budget = int(ctx.options.get("sensitivity_extend_evaluations", EXTEND_EVALUATIONS))
+    spent = 0
     samples = int(ctx.options.get("sensitivity_extend_samples", EXTEND_SAMPLES))
     out: list[dict] = []
     checked: list = []  # the sampler test, run once when first needed
@@ -58,19 +59,14 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
                 continue
         if df is None or n <= top:
             continue
-        left = budget - (time.process_time() - started)
+        cost = samples * (1 + sum(len(c) - 1 for c in df.choices))
+        if spent + cost > budget:
+            skipped.append({"n": n, "reason": f"a sampled estimate at n={n} needs {cost:,} "
+                            f"label evaluations, past the extension's budget of {budget:,} "
+                            f"per family ({spent:,} spent)"})
+            break
+        spent += cost
         try:
-            t0 = time.process_time()
-            dist, why = _sampled(df, 16, np.random.default_rng(0), family, fam, checked)
-            if dist is None:
-                skipped.append({"n": n, "reason": why})
-                break
-            cost = (time.process_time() - t0) * samples / 16
-            if cost > left:
-                # no timing figures in the text: the same seed gives the same evidence
-                skipped.append({"n": n, "reason": f"a sampled estimate at n={n} would exceed "
-                                f"the extension's budget ({budget:g} CPU s per family)"})
-                break
             dist, why = _sampled(df, samples, rng, family, fam, checked)
             if dist is None:
                 skipped.append({"n": n, "reason": why})
@@ -97,7 +93,6 @@ def _sampled(df, samples: int, rng, family: str, fam, checked: list):
     """((distribution, result), "") of a Monte Carlo estimate under the uniform
     distribution - by rejection sampling, or by the task's own sampler where that is too
     sparse and the sampler passed :func:`sampler_is_uniform` - or (None, why)."""
-    from ..errors import ResourceLimitError
     try:
         return ("uniform", average_sensitivity(df, distribution="uniform", samples=samples,
                                                method="monte_carlo", rng=rng,
@@ -119,7 +114,6 @@ def sampler_is_uniform(family: str, fam) -> tuple[bool, str]:
     """Is the task's own sampler uniform on the valid inputs?  Chi-square test against
     the enumerated valid inputs at the largest analysis n with at most 4,096 of them
     (20 draws per input expected; |z| of the statistic at most CHI2_Z)."""
-    from .. import tasks
     for n in sorted(fam.analysis_ns, reverse=True):
         try:
             df = tasks.get(family, n=n).decision_view()[0]
