@@ -25,19 +25,33 @@ def register(sub) -> None:
     m.add_argument("--format", choices=("text", "json"), default="text")
     m.set_defaults(func=cmd_models)
 
-    e = ls.add_parser("eval", help="evaluate a model on tasks at sizes n (metrics by n)")
+    e = ls.add_parser("eval", help="evaluate a model on tasks at sizes n (metrics by n)",
+                      description="lm-evaluation-harness spellings are accepted beside ours: "
+                      "--model_args, --limit (--count), --num_fewshot (--k), --log_samples "
+                      "(--records), --apply_chat_template (--chat), --system_instruction.")
     e.add_argument("tasks", help=f"tasks: {tasks.SYNTAX}")
     e.add_argument("--n", required=True, help="sizes: A..B, A..B:STEP or A,B,C")
-    e.add_argument("--model", help="model name in the model file (default: its first)")
+    e.add_argument("--model", help="model name in the model file (default: its first); "
+                   "with --model_args only 'hf' (lm-eval's name) is accepted")
     e.add_argument("--models", type=path_arg("the model file"),
                    help="model file (default: the packaged one)")
-    e.add_argument("--k", type=int, default=8, help="few-shot examples (default 8)")
-    e.add_argument("--count", type=int, default=100, help="prompts per (task, n) (default 100)")
+    e.add_argument("--model_args", "--model-args", metavar="pretrained=PATH[,dtype=..]",
+                   help="a local model folder (or .gguf file) without a model file, as lm-eval "
+                   "spells it; also dtype, device, batch_size, max_length, gguf_file")
+    e.add_argument("--k", "--num_fewshot", dest="k", type=int, default=8,
+                   help="few-shot examples (default 8)")
+    e.add_argument("--count", "--limit", dest="count", type=int, default=100,
+                   help="prompts per (task, n) (default 100); the first N of any larger count")
+    _add_overrides(e)
     e.add_argument("--scoring", choices=("loglik", "generate"), default="loglik")
+    e.add_argument("--parser", choices=("first_word", "exact_match"), default="first_word",
+                   help="answer parser of generate scoring (default first_word; exact_match "
+                   "is lm-eval's)")
     e.add_argument("--order", choices=("balanced", "random"), default="balanced")
     e.add_argument("--template", default="plain", help="prompt template (default plain)")
     e.add_argument("--seed", type=parse_seed, default=0)
-    e.add_argument("--records", metavar="FILE.jsonl", help="write every prompt's record")
+    e.add_argument("--records", "--log_samples", dest="records", metavar="FILE.jsonl",
+                   help="write every prompt's record")
     add_force(e, "--records")
     e.add_argument("--format", choices=("text", "json"), default="text")
     e.set_defaults(func=cmd_eval)
@@ -46,9 +60,19 @@ def register(sub) -> None:
     x.add_argument("tasks", help=f"tasks: {tasks.SYNTAX}")
     x.add_argument("--n", type=int, required=True)
     x.add_argument("--out", required=True, help="output directory (YAML + JSONL)")
-    x.add_argument("--k", type=int, default=8)
-    x.add_argument("--count", type=int, default=100)
+    x.add_argument("--k", "--num_fewshot", dest="k", type=int, default=8)
+    x.add_argument("--count", "--limit", dest="count", type=int, default=100)
     x.add_argument("--seed", type=parse_seed, default=0)
+    x.add_argument("--template", default="plain", help="prompt template (default plain)")
+    x.add_argument("--order", choices=("balanced", "random"), default="balanced")
+    x.add_argument("--scoring", choices=("loglik", "generate"), default="loglik")
+    x.add_argument("--chat", "--apply_chat_template", dest="chat", action="store_true",
+                   help="examples as a few-shot split for lm-eval's --apply_chat_template "
+                   "--fewshot_as_multiturn (the command to run is printed)")
+    x.add_argument("--system_instruction", "--system", dest="system", metavar="TEXT",
+                   help="with --chat: an instruction before the task's header")
+    x.add_argument("--group", help="name of the group YAML running every exported task "
+                   "(default theorybench)")
     add_force(x, "the files in --out")
     x.set_defaults(func=cmd_export)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
@@ -59,25 +83,84 @@ def _models(path):
     return load_models(path)
 
 
+def _add_overrides(e) -> None:
+    e.add_argument("--batch_size", "--batch-size", dest="batch_size", type=int,
+                   help="prompts per forward pass (default: the model entry's)")
+    e.add_argument("--device", help="torch device, e.g. cpu or cuda:0")
+    e.add_argument("--dtype", choices=("float32", "float16", "bfloat16", "float64"))
+    e.add_argument("--threads", type=int, help="torch CPU threads")
+    e.add_argument("--chat", "--apply_chat_template", dest="chat", action="store_true",
+                   default=None, help="apply the model's chat template (multi-turn few-shot)")
+    e.add_argument("--system_instruction", "--system", dest="system", metavar="TEXT",
+                   help="with --chat: an instruction before the task's header")
+
+
 def cmd_models(args) -> int:
+    from ..experiments.llm.local import cache_dir
+    from ..experiments.llm.models import missing_reason
     models = _models(args.models)
+    caches = {}
+    for m in models.values():
+        why = missing_reason(m)
+        try:  # the dequantised folder any from_pretrained loads (lm-eval's pretrained=)
+            folder = None if why else cache_dir(m)
+        except ConfigError as exc:
+            why, folder = str(exc), None
+        if folder is not None:
+            caches[m.name] = str(folder) + ("" if folder.is_dir() else " (not written yet)")
+        elif m.path:
+            caches[m.name] = m.path
+        if why:
+            caches[m.name] = f"(not installed: {why})"
     if args.format == "json":
-        print_json([m.to_dict() for m in models.values()])
+        print_json([{**m.to_dict(), "cache": None if caches.get(m.name) is None
+                     else str(caches[m.name])} for m in models.values()])
         return 0
     print_table([(m.name, m.backend, m.gguf or m.path or m.base_url or "", m.context or "",
-                  "chat" if m.chat else "completion") for m in models.values()],
-                ("model", "backend", "source", "context", "mode"))
+                  "chat" if m.chat else "completion", caches.get(m.name) or "-")
+                 for m in models.values()],
+                ("model", "backend", "source", "context", "mode", "cache (from_pretrained)"))
+    print("# a cache folder is written at the first load of a GGUF model; then run lm-eval "
+          "on it with: lm_eval --model hf --model_args pretrained=FOLDER")
     return 0
+
+
+def _model(args):
+    """The model entry of ``llm eval``: --model_args, or --model from the model file, with
+    the command line's overrides."""
+    import dataclasses
+
+    from ..experiments.llm.models import model_from_args
+    if args.model_args:
+        if args.models is not None or args.model not in (None, "hf"):
+            raise ConfigError("--model_args names the model itself; drop --models and "
+                              "--model (or give --model hf, as lm-eval does)")
+        cfg = model_from_args(args.model_args)
+    else:
+        models = _models(args.models)
+        name = args.model or next(iter(models))
+        if name not in models:
+            raise ConfigError(f"--model {name!r} is not in the model file; models: "
+                              f"{', '.join(models)}")
+        cfg = models[name]
+    over = {k: getattr(args, k) for k in ("batch_size", "device", "dtype", "threads")
+            if getattr(args, k) is not None}
+    if over and cfg.backend != "local":
+        raise ConfigError(f"--{', --'.join(over)}: only for a local model; {cfg.name} is "
+                          f"served over http")
+    try:
+        return dataclasses.replace(cfg, **over)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (from --{', --'.join(over)})") from None
 
 
 def cmd_eval(args) -> int:
     from ..experiments.llm.evaluate import LLMSpec, evaluate_llm
-    models = _models(args.models)
-    name = args.model or next(iter(models))
-    if name not in models:
-        raise ConfigError(f"--model {name!r} is not in the model file; models: "
-                          f"{', '.join(models)}")
+    cfg = _model(args)
+    name = cfg.name
     _check_sizes(args)
+    if args.system is not None and not args.chat and not cfg.chat:
+        raise ConfigError("--system_instruction needs chat mode: add --chat")
     if args.records is not None:  # refused before any prompt is scored
         from ..safe_io import check_output
         check_output(args.records, [("the model file --models", args.models)], args.force,
@@ -85,9 +168,10 @@ def cmd_eval(args) -> int:
     runs, skipped = [], []
     for family, params, n in _valid_points(args.tasks, parse_range(args.n), skipped,
                                            "evaluate"):
-        runs.append(LLMSpec(family, n, models[name], tuple(sorted(params.items())),
+        runs.append(LLMSpec(family, n, cfg, tuple(sorted(params.items())),
                             k=args.k, template=args.template, order=args.order,
-                            seed=args.seed, count=args.count, scoring=args.scoring))
+                            seed=args.seed, count=args.count, scoring=args.scoring,
+                            parser=args.parser, chat=args.chat, system=args.system))
     out, lines = [], []
     for spec in runs:
         res = evaluate_llm(spec)
@@ -102,12 +186,17 @@ def cmd_eval(args) -> int:
         return 0
     for line in skipped:
         print(f"# skipped {line}")
-    print(f"# model {name}, {args.k}-shot, {args.scoring}, {args.count} prompts per row")
-    print_table([(r["task"], r["n"], f"{r['accuracy']:.3f}", f"{r['chance']:.3f}",
-                  _metric(r, "calibrated_accuracy"), _metric(r, "auc"),
+    chat = " chat" if runs and runs[0].use_chat else ""
+    print(f"# model {name}, {args.k}-shot{chat}, {args.scoring} (parser "
+          f"{out[0]['parser']}), {args.count} prompts per row; ± is the standard error "
+          f"(lm-eval's mean_stderr)")
+    print_table([(r["task"], r["n"], _metric(r, "acc"), f"{r['chance']:.3f}",
+                  _metric(r, "acc_norm"), _metric(r, "calibrated_accuracy"),
+                  _metric(r, "balanced_accuracy"), _metric(r, "auc"),
                   f"{r['unparseable']:.3f}")
                  for r in out],
-                ("task", "n", "accuracy", "chance", "calibrated", "AUC", "unparseable"))
+                ("task", "n", "acc", "chance", "acc_norm", "calibrated", "balanced", "AUC",
+                 "unparseable"))
     return 0
 
 
@@ -117,13 +206,17 @@ def _metric(row: dict, key: str) -> str:
     if key not in row:
         return "-"
     v = row[key]
-    return "n/a (one class only)" if v is None else f"{v:.3f}"
+    if v is None:
+        return "n/a (one class only)"
+    se = row.get(f"{key}_stderr")
+    return f"{v:.3f}" if se is None else f"{v:.3f}±{se:.3f}"
 
 
 def _check_sizes(args) -> None:
-    for opt, lo, hi in (("k", 0, 64), ("count", 1, 100_000)):
+    for opt, alias, lo, hi in (("k", "num_fewshot", 0, 64), ("count", "limit", 1, 100_000)):
         if not lo <= getattr(args, opt) <= hi:
-            raise ConfigError(f"--{opt} {getattr(args, opt)}: choose {lo}..{hi:,}")
+            raise ConfigError(f"--{opt} {getattr(args, opt)} (--{alias}): choose "
+                              f"{lo}..{hi:,}")
 
 
 def _valid_points(text: str, ns, skipped: list, verb: str):
@@ -154,8 +247,16 @@ def cmd_export(args) -> int:
     points = _valid_points(args.tasks, [args.n], skipped, "export")
     for line in skipped:
         print(f"# skipped {line}")
+    group = args.group or "theorybench"
     for family, params, n in points:
         for p in export_lm_eval(family, n, args.out, params, k=args.k, count=args.count,
-                                seed=args.seed, force=args.force):
+                                seed=args.seed, force=args.force, template=args.template,
+                                order=args.order, scoring=args.scoring, chat=args.chat,
+                                system=args.system, group=group):
             print(f"wrote {p}")
+    parser = "; generate tasks: parser exact_match" if args.scoring == "generate" else ""
+    chat = " --apply_chat_template --fewshot_as_multiturn" if args.chat else ""
+    print(f"# group {group} ({Path(args.out) / (group + '.yaml')}) runs every task of the "
+          f"folder{parser}:\n# lm_eval --include_path {args.out} --tasks {group} --model hf "
+          f"--model_args pretrained=MODEL_FOLDER{chat}")
     return 0

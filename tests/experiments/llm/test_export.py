@@ -13,25 +13,56 @@ from theorybench.experiments.llm.prompts import PromptBuilder
 yaml = pytest.importorskip("yaml")
 
 
+class _Loader(yaml.SafeLoader):
+    """Reads lm-eval's ``!function MODULE.NAME`` tags as the text "!function MODULE.NAME"."""
+
+
+_Loader.add_constructor("!function", lambda loader, node: "!function " + node.value)
+
+
+def _read(path):
+    return yaml.load(path.read_text(), Loader=_Loader)
+
+
 def test_multiple_choice_export(tmp_path):
     y, data = export_lm_eval("parity", 6, tmp_path, k=4, count=10, seed=2)
-    cfg = yaml.safe_load(y.read_text())
-    assert cfg["output_type"] == "multiple_choice" and cfg["num_fewshot"] == 0
-    assert cfg["dataset_path"] == "json" and cfg["dataset_kwargs"]["data_files"]["test"] == str(data)
+    cfg = _read(y)
+    assert cfg["output_type"] == "multiple_choice" and cfg["num_fewshot"] == 4
+    # the data file is named relative to the folder (read by the loader beside it)
+    assert cfg["custom_dataset"] == "!function theorybench_lmeval.load"
+    assert cfg["dataset_kwargs"] == {"data_file": data.name}
+    assert (tmp_path / "theorybench_lmeval.py").is_file()
     assert (cfg["doc_to_text"], cfg["doc_to_choice"], cfg["doc_to_target"]) == \
-        ("prompt", "choices", "gold")
-    assert cfg["target_delimiter"] == " "
+        ("query", "choices", "gold")
+    assert cfg["target_delimiter"] == " " and cfg["fewshot_split"] == "test"
+    assert [m["metric"] for m in cfg["metric_list"]] == ["acc", "acc_norm"]
     rows = [json.loads(line) for line in data.read_text().splitlines()]
     insts = PromptBuilder("parity", 6, {}, 4).instances(10, seed=2)
     assert [r["prompt"] for r in rows] == [i.text() for i in insts]
-    for r in rows:
+    for r, i in zip(rows, insts):
+        # lm-eval's layout: description, then each example and the query
+        shots = [s["query"] + " " + s["choices"][s["gold"]] for s in r["shots"]]
+        assert cfg["description"] + "\n\n".join(shots + [r["query"]]) == r["prompt"]
+        assert len({s["query"] for s in r["shots"]}) == 4  # no example twice
         bits = r["prompt"].rsplit("Input: ", 1)[1].split("\n")[0].split()
         assert r["choices"][r["gold"]] == r["target"] == str(bits.count("1") % 2)
 
 
+def test_options_give_distinct_names_and_one_group(tmp_path):
+    runs = [{}, {"template": "qa"}, {"order": "random"}, {"scoring": "generate"},
+            {"chat": True}, {"chat": True, "system": "Be brief."}, {"count": 4}]
+    names = set()
+    for kw in runs:
+        y, _ = export_lm_eval("majority", 5, tmp_path, k=2, **{"count": 3, **kw})
+        names.add(y.stem)
+    assert len(names) == len(runs)
+    group = _read(tmp_path / "theorybench.yaml")
+    assert group["group"] == "theorybench" and sorted(group["task"]) == sorted(names)
+
+
 def test_generation_export(tmp_path):
     y, data = export_lm_eval("binary_add", 3, tmp_path, k=2, count=3)
-    cfg = yaml.safe_load(y.read_text())
+    cfg = _read(y)
     assert cfg["output_type"] == "generate_until"
     assert cfg["generation_kwargs"]["until"] == ["\n"]
     assert cfg["metric_list"][0]["regexes_to_ignore"] == ["\\s"]
@@ -44,7 +75,7 @@ def test_harness_requests_score_like_the_line(tmp_path, tiny):
     from theorybench.experiments.llm.evaluate import LLMSpec, evaluate_llm
 
     y, data = export_lm_eval("majority", 5, tmp_path, k=2, count=4, seed=5)
-    cfg = yaml.safe_load(y.read_text())
+    cfg = _read(y)
     rows = [json.loads(line) for line in data.read_text().splitlines()]
     reqs = [(r["prompt"], cfg["target_delimiter"] + c) for r in rows for c in r["choices"]]
     ours = evaluate_llm(LLMSpec(task="majority", n=5, model=tiny.config, k=2, count=4,

@@ -83,8 +83,11 @@ def test_export_takes_a_comma_separated_list(cli, tmp_path):
     assert code == 0, err
     names = sorted(p.name for p in out_dir.iterdir())
     assert [n for n in names if n.endswith(".yaml")] == [
-        "theorybench_majority_n5_k8_plain_s0.yaml", "theorybench_parity_n5_k8_plain_s0.yaml"]
-    rows = (out_dir / "theorybench_majority_n5_k8_plain_s0.jsonl").read_text().splitlines()
+        "theorybench.yaml",  # the group of both
+        "theorybench_majority_n5_k8_plain_balanced_loglik_s0_c3.yaml",
+        "theorybench_parity_n5_k8_plain_balanced_loglik_s0_c3.yaml"]
+    rows = (out_dir / "theorybench_majority_n5_k8_plain_balanced_loglik_s0_c3.jsonl"
+            ).read_text().splitlines()
     assert len(rows) == 3
     # a task invalid at this n is skipped with the reason; the others are written
     code, out, err = cli("llm", "export", "parity,majority", "--n", "4", "--out", out_dir,

@@ -153,7 +153,8 @@ def test_chat_variant_applies_the_chat_template(tiny, monkeypatch):
     insts = PromptBuilder("parity", 3, {}, 2).instances(3, 0)
     for r, p, inst in zip(out["records"], plain["records"], insts):
         # multi-turn: the header as the system turn, one user/assistant pair per example
-        turns = [inst.header] + [t for q, a in inst.shots for t in (q, a)] + [inst.query]
+        turns = [inst.header + inst.separator] + [t for q, a in inst.shots for t in (q, a)] \
+            + [inst.query]
         assert r["prompt"] == "".join(f"Q: {t}\n" for t in turns) + "A:"
         assert p["prompt"] == inst.text()
         # the assistant turn starts the answer: no answer prefix, no added special tokens

@@ -297,3 +297,55 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
 def model_from_dict(raw: dict) -> ModelConfig:
     """One entry given inline (as in a run spec)."""
     return _entry(dict(raw), "model entry", None)
+
+
+#: lm-eval ``--model_args`` keys understood here (besides ``pretrained``), as model fields.
+MODEL_ARG_KEYS = {"dtype": "dtype", "device": "device", "batch_size": "batch_size",
+                  "max_length": "context", "tokenizer": "tokenizer", "threads": "threads",
+                  "gguf_file": "gguf"}
+_IGNORED_ARGS = ("trust_remote_code", "revision", "parallelize")
+
+
+def model_from_args(text: str) -> ModelConfig:
+    """A local model entry from lm-eval's ``--model_args`` spelling,
+    ``pretrained=PATH[,dtype=...,device=...,batch_size=N,max_length=N,gguf_file=F]``: a
+    model folder (or a ``.gguf`` file) without a model file. Its name is the folder's."""
+    fields: dict = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        key, eq, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not value:
+            raise ConfigError(f"--model_args: {part!r} is not KEY=VALUE (e.g. "
+                              f"pretrained=/path/to/model,dtype=float32)")
+        if key in fields or (key == "pretrained" and "pretrained" in fields):
+            raise ConfigError(f"--model_args: {key} is given twice")
+        if key in _IGNORED_ARGS or (key == "dtype" and value == "auto"):
+            continue  # dtype=auto: the default, float32
+        if key != "pretrained" and key not in MODEL_ARG_KEYS:
+            raise ConfigError(f"--model_args: unknown key {key!r}; known: pretrained, "
+                              f"{', '.join(MODEL_ARG_KEYS)}")
+        fields[key] = value
+    if "pretrained" not in fields:
+        raise ConfigError("--model_args needs pretrained=PATH (a model folder or a .gguf "
+                          "file)")
+    path = Path(fields.pop("pretrained")).expanduser().absolute()
+    kw: dict = {"name": path.name or str(path), "backend": "local"}
+    if path.suffix.lower() == ".gguf":
+        kw["gguf"] = str(path)
+    else:
+        kw["path"] = str(path)
+    for key, value in fields.items():
+        name = MODEL_ARG_KEYS[key]
+        if name in ("batch_size", "context", "threads"):
+            try:
+                value = int(value)
+            except ValueError:
+                raise ConfigError(f"--model_args: {key} must be an integer, got {value!r}"
+                                  ) from None
+        if name == "gguf":
+            kw["path"], value = None, str(path / value)
+        kw[name] = value
+    try:
+        return ModelConfig(**kw)
+    except ConfigError as exc:
+        raise ConfigError(f"--model_args: {exc}") from None

@@ -20,10 +20,9 @@ never equal the query's input and never repeat within one prompt. ``order`` is `
 (examples from the task's distribution) or ``balanced`` (equally many examples of each
 allowed answer, shuffled; for ``label``/``last`` answers).
 
-Chat (:func:`chat_messages`): the header is the system turn (or the start of the first user
-turn when the model takes no system turn), each example a user turn (its input) and an
-assistant turn (its answer), the query a last user turn: lm-eval's ``--apply_chat_template
---fewshot_as_multiturn`` layout.
+Chat (:func:`chat_messages`): the header is the system turn, each example a user turn (its
+query text) and an assistant turn (its answer), the query a last user turn: lm-eval's
+``--apply_chat_template --fewshot_as_multiturn`` layout.
 """
 
 from __future__ import annotations
@@ -220,25 +219,32 @@ class PromptBuilder:
         return out
 
 
-def chat_messages(inst: Instance, system: str | None = None, multiturn: bool = True,
-                  system_turn: bool = True) -> list[dict]:
-    """The chat turns of an instance. ``multiturn``: the header (after ``system``, an
-    optional instruction of the user's) as the system turn, each example as a user turn
-    and an assistant turn, the query as the last user turn; otherwise one user turn holding
-    the whole completion prompt. ``system_turn`` False (a template without a system role)
-    puts the system text at the start of the first user turn, as lm-eval does."""
-    sep = inst.separator
-    head = sep.join(p for p in (system, inst.header) if p)
-    if not multiturn:
-        msgs = [{"role": "user", "content": inst.text()}]
-        if system:
-            msgs.insert(0, {"role": "system", "content": system})
-        return msgs
-    msgs: list[dict] = [{"role": "system", "content": head}]
+def maybe_delimit(prefix: str | None, suffix: str | None, delimiter: str) -> str:
+    """lm-eval's join of a system instruction and a description: ``delimiter`` between
+    them unless one of them has whitespace at the boundary."""
+    if not prefix:
+        return suffix or ""
+    if not suffix:
+        return prefix
+    gap = "" if prefix[-1].isspace() or suffix[0].isspace() else delimiter
+    return prefix + gap + suffix
+
+
+def description(inst: Instance, system: str | None = None) -> str:
+    """The text before the first example, as lm-eval's ``description`` (the header and the
+    separator), after an optional system instruction."""
+    return maybe_delimit(system, inst.header + inst.separator, inst.separator)
+
+
+def chat_messages(inst: Instance, system: str | None = None) -> list[dict]:
+    """The chat turns of an instance, as lm-eval builds them with ``--apply_chat_template
+    --fewshot_as_multiturn`` from an export (:mod:`.export`): a system turn holding
+    :func:`description` (the header with its trailing separator, after ``system``), a user
+    turn (the example's query text) and an assistant turn (its answer) per example, and the
+    query as the last user turn. A template without a system role drops that turn
+    (:meth:`local.LocalModel.apply_chat`, as lm-eval's ``hf`` model does)."""
+    msgs: list[dict] = [{"role": "system", "content": description(inst, system)}]
     for q, a in inst.shots:
         msgs += [{"role": "user", "content": q}, {"role": "assistant", "content": a}]
     msgs.append({"role": "user", "content": inst.query})
-    if not system_turn:
-        msgs[1]["content"] = head + sep + msgs[1]["content"]
-        msgs.pop(0)
     return msgs
