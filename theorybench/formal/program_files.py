@@ -19,7 +19,8 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from ..errors import ProgramError, ProgramProblem
+from .. import tasks
+from ..errors import ProgramError, ProgramProblem, TaskParameterError
 
 #: Largest program file read (bytes). The shipped programs are under 4 KiB; a limit keeps a
 #: mistaken path (a data file, a log) from being parsed for minutes.
@@ -209,8 +210,6 @@ def program_lines(text: str) -> list[tuple[int, str, ProgramProblem | None]]:
 def task_values(family: str, params: Mapping[str, Any] | None) -> dict[str, Any]:
     """Every parameter of ``family`` but n: ``params`` (CLI strings are coerced) over the
     family's defaults; TaskParameterError for a name the family does not have."""
-    from .. import tasks  # formal -> tasks: down the layer DAG
-    from ..errors import TaskParameterError
     known = {p.name: p for p in tasks.family(family).params if p.name != "n"}
     values = {name: p.default for name, p in known.items()}
     for key, value in (params or {}).items():

@@ -49,6 +49,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import tasks
 from ..errors import TaskParameterError
 from .reductions import Reduction, ReductionCheck, task_problem
 
@@ -91,12 +92,10 @@ class Entry:
 
     @property
     def source_label(self) -> str:
-        from .. import tasks
         return tasks.task_label(self.source_family, self.source_params)
 
     @property
     def target_label(self) -> str:
-        from .. import tasks
         return tasks.task_label(self.target_family, self.target_params)
 
     def reduction(self) -> Reduction:
@@ -170,7 +169,6 @@ def _mixed(prob):
 # ---- the maps ---------------------------------------------------------------------------
 
 def _task(family: str, **params):
-    from .. import tasks
     return tasks.get(family, **params)
 
 
@@ -242,7 +240,6 @@ def khop_tail(extra: int) -> Callable[[np.ndarray, int], np.ndarray]:
 # ---- the entries ------------------------------------------------------------------------
 
 def _default(family: str, param: str):
-    from .. import tasks
     return next(p.default for p in tasks.family(family).params if p.name == param)
 
 

@@ -25,6 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import tasks
 from ..errors import EnumerationTooLarge, TaskParameterError, TheoryError
 from ..tasks.base import DecisionFunction, product_space
 
@@ -104,8 +105,6 @@ class Problem:
 def task_problem(family: str, **params: Any) -> Problem:
     """A task family's main decision function as a :class:`Problem` (n is the task's n)."""
     import functools
-
-    from .. import tasks
 
     @functools.lru_cache(maxsize=16)
     def df(n: int) -> DecisionFunction:
@@ -259,7 +258,6 @@ class Reduction:
             raise TheoryError(f"reduction kind {self.kind!r} is not one of {', '.join(KINDS)}")
 
     def target(self, n: int) -> DecisionFunction:
-        from .. import tasks
         return tasks.get(self.target_family, **self.target_params(n)).decision_view()[0]
 
     def apply(self, tokens: np.ndarray, n: int) -> np.ndarray:

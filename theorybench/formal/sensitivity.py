@@ -34,6 +34,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import tasks
 from ..errors import EnumerationTooLarge, ResourceLimitError, TaskParameterError, TheoryError
 from ..tasks.base import MAX_ENUMERATE, DecisionFunction
 from .resources import check_memory, fmt_count
@@ -155,7 +156,6 @@ def model_sensitivity(predict_fn: Callable[[np.ndarray], np.ndarray], df: Decisi
 def sensitivity_by_n(family: str, ns: Sequence[int], params: dict[str, Any] | None = None,
                      **kwargs: Any) -> list[SensitivityResult]:
     """Average sensitivity of ``family``'s main decision function for each n in ``ns``."""
-    from .. import tasks
     if not ns:
         raise TaskParameterError("sensitivity_by_n needs at least one n")
     out = []

@@ -39,6 +39,7 @@ import numpy as np
 
 from ...errors import ConfigError
 from ...tasks.base import DecisionFunction
+from .frontier import solve_split
 from .protocol import Protocol, selected_mask
 
 
@@ -344,8 +345,6 @@ def split_min_a(df: DecisionFunction, k: int, max_a: int, max_b: int,
                 timeout_s: float = 30.0) -> dict[int, str]:
     """At split k alone: per b <= max_b, the minimal a (every smaller a UNSAT) or why not.
     One split's UNSAT already means no (a, b)-BAPO at this length."""
-    from .frontier import solve_split
-
     X = df.enumerate(limit=1 << 14)
     out: dict[int, str] = {}
     for b in range(max_b + 1):

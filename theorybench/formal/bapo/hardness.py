@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import tasks
 from .. import reductions as R
 
 
@@ -59,8 +60,6 @@ def reachability_problem(directed: bool = True) -> "R.Problem":
     recomputed here from the token strings by repeated squaring of the adjacency
     matrix, independently of the task's own reference.
     """
-    from ... import tasks
-
     fam = "reach_directed" if directed else "reach_undirected"
 
     def task(n):
@@ -123,8 +122,6 @@ def counting_graph(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int, 
 
 def majority_to_reach(directed: bool = False) -> "R.Reduction":
     """Majority -> reach_undirected (or reach_directed) by the counting graph."""
-    from ... import tasks
-
     fam = "reach_directed" if directed else "reach_undirected"
 
     def params(n):
@@ -183,8 +180,6 @@ def carry_out_is_greater_than(n: int) -> bool:
     none): a comparison of a with the complement of b, computed here independently of
     the task's reference from the token rows.
     """
-    from ... import tasks
-
     t = tasks.get("binary_add", n=n)
     df = t.decision_view()[0]
     x = df.enumerate()

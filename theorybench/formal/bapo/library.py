@@ -36,9 +36,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...registry import artifact_library
+from ..automata import learn_dfa
 from ..communication import bits as log2_bits
 from ..communication import class_ids_by_split, evaluate_all
+from ..mpc.dyck import dyck_automaton
+from .khop import khop_protocol
 from .protocol import Protocol, attend_none, no_bits
+from .sequential import automaton_protocol, stack_protocol
 
 _IDENTITY = {"all": 1, "any": 0, "parity": 0}
 
@@ -303,13 +307,11 @@ def _majority(df) -> list[Protocol]:
 
 @PROTOCOLS.provides("khop")
 def _khop(df) -> list[Protocol]:
-    from .khop import khop_protocol
     return [khop_protocol(df.length, df.task.k, df.task.alphabet)]
 
 
 @PROTOCOLS.provides("dyck")
 def _dyck(df) -> list[Protocol]:
-    from .sequential import stack_protocol
     return [stack_protocol(df.length, df.task.k)]
 
 
@@ -335,15 +337,10 @@ def protocols_for(df) -> list[Protocol]:
 
 def _dyck_bounded_protocols(task) -> list[Protocol]:
     """The stack automaton's protocol, and the learned minimal DFA's when learning works."""
-    from ..mpc.dyck import dyck_automaton
-    from .sequential import automaton_protocol
-
     delta, start, accept = dyck_automaton(task.k, task.D)
     out = [automaton_protocol(delta, start, accept, np.arange(2 * task.k), "stack-automaton",
                               f"stack automaton of Dyck-{task.k}, depth <= {task.D}")]
     try:
-        from ..automata import learn_dfa
-
         res = learn_dfa(task.name, {"k": task.k, "D": task.D})
         if res.status == "regular" and res.dfa is not None:
             dfa = res.dfa

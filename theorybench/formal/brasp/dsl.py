@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ...errors import ProgramError
 from . import ast as A
 from .ast import to_text  # noqa: F401  (re-exported for convenience)
+from .validate import problems
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,6 @@ class Builder:
         return self
 
     def build(self, positional: bool = True) -> A.Program:
-        from .validate import problems
         prog = A.Program(tuple(self.stmts), self.out, self.alphabet)
         found = problems(prog, positional=positional)
         if found:

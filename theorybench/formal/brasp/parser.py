@@ -39,9 +39,10 @@ from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import (UnexpectedCharacters, UnexpectedEOF, UnexpectedInput,
                              UnexpectedToken, VisitError)
 
-from ..program_files import line_problem, program_lines, too_deep
+from ..program_files import line_problem, program_lines, read_program_text, too_deep
 from ...errors import ProgramError, ProgramProblem
 from . import ast as A
+from .validate import problems as check
 
 GRAMMAR = r"""
 ?start: stmt
@@ -322,7 +323,6 @@ def parse(text: str, source_name: str = "<program>", validate: bool = True,
     if problems:
         raise ProgramError(problems, source_name)
     if validate:
-        from .validate import problems as check
         found = check(program, positional=positional)
         if found:
             raise ProgramError(found, source_name)
@@ -331,5 +331,4 @@ def parse(text: str, source_name: str = "<program>", validate: bool = True,
 
 def parse_file(path, validate: bool = True, positional: bool = True) -> A.Program:
     """Parse a ``.br`` file (read by the shared loader: regular files of bounded size)."""
-    from ..program_files import read_program_text
     return parse(read_program_text(path), str(path), validate, positional)

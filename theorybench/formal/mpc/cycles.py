@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import tasks
 from ...registry import BUILTIN, artifact_library
 from .. import reductions as R
 
@@ -71,8 +72,6 @@ def cycles_problem() -> "R.Problem":
 
 def double_cover_reduction(family: str) -> "R.Reduction":
     """The reduction into reach_undirected (fan-out 2) or reach_directed (fan-out 4)."""
-    from ... import tasks
-
     directed = family == "reach_directed"
     per_edge = 4 if directed else 2
 
