@@ -335,3 +335,22 @@ def test_readers_do_not_wait_for_a_writer(tmp_path, cli):
     finally:
         writer.execute("ROLLBACK")
         writer.close()
+
+
+def test_a_store_being_created_by_another_process_is_not_refused(tmp_path):
+    """Two sweeps starting on one new store: the second may open the file after the first
+    created it but before its schema is committed (an SQLite file with no table yet). It
+    must wait and share the store, not refuse it as 'not a theorybench store'."""
+    import sqlite3
+
+    from theorybench.experiments.store import ResultsStore
+    path = tmp_path / "new.sqlite"
+    first = sqlite3.connect(path, isolation_level=None)
+    first.execute("PRAGMA journal_mode=WAL")        # the file exists, no table committed yet
+    assert path.stat().st_size > 0
+    store = ResultsStore(path)                       # the second process
+    assert store.records() == []
+    other = tmp_path / "other.sqlite"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
+    with pytest.raises(Exception, match="not a theorybench results store"):
+        ResultsStore(other)

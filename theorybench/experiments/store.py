@@ -231,6 +231,11 @@ def _check_existing(path: Path) -> int | None:
         con = _connect_ro(path)
         try:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if not tables:
+                # an SQLite file with no table yet holds nothing to lose: a store that
+                # another process is creating right now (its schema is not committed yet)
+                # or an empty database; both are opened as a new store
+                return None
             if "meta" not in tables:
                 raise StoreError(f"{path} is an SQLite file but not a theorybench results store "
                                  f"(no meta table); choose another --db path")
