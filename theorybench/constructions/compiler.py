@@ -28,9 +28,11 @@ from fractions import Fraction
 
 import numpy as np
 
-from ..errors import ProgramError, ProgramProblem
+from ..errors import ConfigError, EnumerationTooLarge, ProgramError, ProgramProblem
+from ..formal.crasp import Interpreter
 from ..formal.crasp import ast as A
 from ..formal.crasp.validate import check
+from ..tasks.base import product_space
 from .model import Weights, empty_layer
 
 
@@ -263,7 +265,6 @@ def check_compiled(program: A.Program, comp: Compiled, tokens: np.ndarray,
     the smallest acceptance margin and the first disagreeing row (or None)."""
     import torch
 
-    from ..formal.crasp import Interpreter
     alphabet = comp.vocab[:-1]
     run = Interpreter(program, alphabet).run(tokens, alphabet, accept="eos")
     ext = np.concatenate([tokens, np.full((len(tokens), 1), len(alphabet))], axis=1)
@@ -305,7 +306,6 @@ def verify_compiled(program: A.Program, comp: Compiled, method: str = "exhaustiv
     import math
     import time
 
-    from ..errors import ConfigError, EnumerationTooLarge
     from .base import Certificate
     from .interval import enclose, margin_lower
     t0 = time.perf_counter()
@@ -326,7 +326,6 @@ def verify_compiled(program: A.Program, comp: Compiled, method: str = "exhaustiv
                 f"every input of length <= {n} over {A_} symbols is {total:,} inputs (more "
                 f"than {MAX_PROGRAM_INPUTS:,}); use a smaller --n (about "
                 f"{int(math.log(MAX_PROGRAM_INPUTS, max(A_, 2)))}) or --verify sampled")
-        from ..tasks.base import product_space
         groups = [(m, product_space([tuple(range(A_))] * m)) for m in range(1, n + 1)]
     else:
         raise ConfigError(f"--verify {method} is not available for compiled programs; use "
@@ -339,7 +338,6 @@ def verify_compiled(program: A.Program, comp: Compiled, method: str = "exhaustiv
             continue
         count += len(x)
         if method == "interval":
-            from ..formal.crasp import Interpreter
             alphabet = comp.vocab[:-1]
             acc = Interpreter(program, alphabet).run(x, alphabet, accept="eos").accept
             ext = np.concatenate([x, np.full((len(x), 1), A_)], axis=1)

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from ... import tasks
 from ...formal.crasp.flipflop import (FLIP_FLOP, R, S0, S1, FLIP_FLOP_TO_KHOP, flip_flop_labels,
                                       flip_flop_oracle)
 from ...formal.reductions import Reduction
@@ -130,8 +131,6 @@ def reduction_proof_all_m(k: int, images=IMAGES, max_states: int = 1 << 16) -> d
 def abstraction_agrees(k: int, max_m: int, images=IMAGES) -> int:
     """The largest m up to which the abstract hop equals the khop task's label at the last
     position on every image (raises on a disagreement)."""
-    from ... import tasks
-
     red = flip_flop_to_khop(k, images)
     done = 0
     for m in range(1, max_m + 1):

@@ -19,6 +19,8 @@ import z3
 
 from ... import tasks
 from ...formal import crasp
+from ...formal.communication import distinct_rows_by_split
+from ...formal.crasp.parser import parse
 from ...formal.crasp.programs import for_task
 from ..counter_machines import NumpyOps, ProgramMachine, tok_is
 from .base import Claim, Step
@@ -74,7 +76,6 @@ def rows_by_communication(m: int) -> int:
     """The same count at the cut by :mod:`theorybench.formal.communication` (mixed-radix
     class refinement over the whole product space, invalid inputs 'undefined'): an
     independent computation."""
-    from ...formal.communication import distinct_rows_by_split
     df = kv_task(m).decision_view()[0]
     return distinct_rows_by_split(df, splits=[cut(m)])[cut(m)]
 
@@ -179,8 +180,6 @@ def generated_program(rng: np.random.Generator, counts: int = 3):
     """A random C-RASP program over {0, 1}: counts of tokens and of earlier Booleans,
     comparisons with constants and multiples, Boolean combinations (the output is the
     last Boolean). Used to test the simulation lemma beyond the library."""
-    from ...formal.crasp.parser import parse
-
     lines, ints, bools = [], [], ['"0"', '"1"']
     for i in range(counts):
         body = bools[int(rng.integers(len(bools)))]
