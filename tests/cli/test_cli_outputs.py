@@ -165,7 +165,7 @@ def test_llm_records_never_replace_the_model_file(cli_exit, tmp_path):
 def test_llm_export_never_replaces_a_store(cli_exit, tmp_path):
     out = tmp_path / "lm"
     out.mkdir()
-    victim = _store(out, "theorybench_parity_n4_k8_plain_s0.yaml")
+    victim = _store(out, "theorybench_parity_n4_k8_plain_balanced_loglik_s0_c2.yaml")
     before = victim.read_bytes()
     _refused(cli_exit("llm", "export", "parity", "--n", "4", "--count", "2", "--out",
                       str(out)), victim, before, "results store")
