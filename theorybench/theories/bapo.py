@@ -44,9 +44,14 @@ import numpy as np
 
 from .. import tasks
 from ..errors import EnumerationTooLarge
+from ..formal.bapo.frontier import MAX_SAT_INPUTS, frontier
+from ..formal.bapo.hardness import open_note, reductions_into
+from ..formal.bapo.library import protocols_for
+from ..formal.bapo.verify import verify
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.communication import one_way_cc
 from ..formal.growth import classify_growth
+from .rules import claim_rule
 
 #: Largest input space the b = 0 bandwidth / row-class protocol enumerate in predict.
 BW_LIMIT = 1 << 14
@@ -84,8 +89,6 @@ def b0_by_n(family: str, ns: tuple[int, ...], limit: int = BW_LIMIT) -> dict[int
 def sat_frontier(family: str, n: int, max_a: int = 3, max_b: int = 2,
                  timeout_s: float = 2.0) -> dict[str, Any]:
     """The SAT frontier at one tiny n (short time limit), as evidence."""
-    from ..formal.bapo.frontier import MAX_SAT_INPUTS, frontier
-
     df = _df(family, n)
     if df.space_size() > min(MAX_SAT_INPUTS, 1 << 8):
         return {"n": n, "skipped": f"{df.space_size()} inputs is too many for predict"}
@@ -132,9 +135,6 @@ class BAPOTheory(Theory):
     @rule("verified constant-bandwidth protocol", Basis.CONSTRUCTION)
     def library_protocol(self, family: str, ctx: Context):
         """A library protocol verified at every analysis n, with (a, b) flat over n."""
-        from ..formal.bapo.library import protocols_for
-        from ..formal.bapo.verify import verify
-
         ns = _ns(family, ctx)
         if len(ns) < 3:
             return RuleSkip(f"need at least three n to measure bandwidth, have {ns}")
@@ -196,8 +196,6 @@ class BAPOTheory(Theory):
     @rule("checked reduction from a BAPO-hard problem", Basis.REDUCTION)
     def hard_reduction(self, family: str, ctx: Context):
         """A checked monotone projection from a BAPO-hard problem (Schnabel et al.)."""
-        from ..formal.bapo.hardness import open_note, reductions_into
-
         reds = reductions_into(family)
         if not reds:
             note = open_note(family)
@@ -233,7 +231,6 @@ class BAPOTheory(Theory):
     @rule("checked claim of proofs/", Basis.THEOREM)
     def from_claim(self, family: str, ctx: Context):
         """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
-        from .rules import claim_rule
         return claim_rule(self, family, ctx)
 
 def _monotone(dep: list[int] | None) -> bool:

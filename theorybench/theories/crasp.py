@@ -54,9 +54,13 @@ import numpy as np
 
 from .. import tasks
 from ..errors import TaskParameterError
+from ..formal.crasp import for_task
+from ..formal.crasp.check import check_against_task
+from ..formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.communication import communication_profile
 from ..formal.growth import classify_growth
+from .rules import claim_rule, counts_only, group_witness, softmax_construction_rule
 
 YC24 = "Yang & Chiang, 'Counting like transformers', COLM 2024 (arXiv 2404.04393)"
 HUANG25 = ("Huang et al., 'A formal framework for understanding length generalization in "
@@ -168,8 +172,6 @@ class CRASPTheory(Theory):
     @rule("verified program", Basis.CONSTRUCTION)
     def verified_program(self, family: str, ctx: Context):
         """A library program, checked against the task for every n up to max_n, of constant size."""
-        from ..formal.crasp import for_task
-        from ..formal.crasp.check import check_against_task
         cls = tasks.family(family)
         probe = _instances(family, list(cls.analysis_ns) + [ctx.max_n])
         if not probe or for_task(probe[0]) is None:
@@ -223,7 +225,6 @@ class CRASPTheory(Theory):
         """A hand-built softmax transformer (constructions/) that is a fixed C-RASP count
         comparison (same weights at every n, no positions, one uniform layer, proved for
         all n); other constructions are recorded as consistent with the verdict."""
-        from .rules import counts_only, softmax_construction_rule
         return softmax_construction_rule(self, family, ctx, counts_only, "C-RASP")
 
     def predict(self, family: str, context: Context | None = None) -> Prediction:
@@ -250,7 +251,6 @@ class CRASPTheory(Theory):
         inverse homomorphism a -> w (closure: Yang, Veseli et al., Prop. 41), a unary
         language that is eventually periodic and not eventually constant, which C-RASP
         cannot define (Huang et al. 2025: (aa)* is not in C-RASP)."""
-        from .rules import group_witness
         found = group_witness(family, ctx, "star-free")
         if isinstance(found, RuleSkip):
             return found
@@ -321,7 +321,6 @@ class CRASPTheory(Theory):
     @rule("reduction from flip-flop", Basis.REDUCTION)
     def from_flip_flop(self, family: str, ctx: Context):
         """A checked projection from the flip-flop language (not in C-RASP)."""
-        from ..formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
         known = {"khop": FLIP_FLOP_TO_KHOP}
         if family not in known:
             return RuleSkip(f"no reduction from flip-flop to {family} is implemented "
@@ -351,7 +350,6 @@ class CRASPTheory(Theory):
     @rule("checked claim of proofs/", Basis.THEOREM)
     def from_claim(self, family: str, ctx: Context):
         """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
-        from .rules import claim_rule
         return claim_rule(self, family, ctx)
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).

@@ -42,6 +42,8 @@ import numpy as np
 
 from .. import tasks
 from ..errors import ResourceLimitError
+from ..formal.mpc.algorithms import MPC_ALGORITHMS, algorithm_for, base_name, measure
+from ..formal.mpc.cycles import CYCLE_REDUCTIONS
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.growth import classify_growth
 
@@ -82,8 +84,6 @@ def rounds_by_n(family: str, delta: float, seed: int = 0,
 
     ``family`` may be a matrix variant label (``khop:k=2``), registered as a task family
     while predictions run; the program is the base family's."""
-    from ..formal.mpc.algorithms import MPC_ALGORITHMS, base_name, measure
-
     if not MPC_ALGORITHMS.for_task(base_name(family)):
         return {}
     rng = np.random.default_rng(seed)
@@ -153,8 +153,6 @@ class MPCTheory(Theory):
     @rule("checked reduction from 1-cycle vs 2-cycles", Basis.REDUCTION)
     def cycles(self, family: str, ctx: Context):
         """1-cycle vs 2-cycles reduces to the family -> Hard, conditional on the conjecture."""
-        from ..formal.mpc.cycles import CYCLE_REDUCTIONS
-
         found = CYCLE_REDUCTIONS.for_task(family.split(":", 1)[0])
         if not found:
             return RuleSkip("no reduction from 1-cycle vs 2-cycles into this family is known here")
@@ -182,7 +180,6 @@ class MPCTheory(Theory):
 
 
 def _algorithm_name(family: str) -> str:
-    from ..formal.mpc.algorithms import algorithm_for, base_name
     return algorithm_for(base_name(family)).description
 
 

@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 
 from .. import tasks
+from ..formal.automata import aperiodicity, find_failing_view
+from ..formal.language import is_language
+from ..formal.sensitivity import average_sensitivity
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from ..formal.growth import classify_growth
 from ..formal.circuits.hardness import checked
@@ -76,8 +79,6 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> 
 
 @functools.lru_cache(maxsize=64)
 def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...], str] | str:
-    from ..formal.sensitivity import average_sensitivity
-
     ms, values = [], []
     why = ""
     for n in tasks.family(family).analysis_ns:
@@ -230,8 +231,6 @@ def group_witness(family: str, ctx: Context, need: str = "star-free"):
     the task's reference on u w^i z, within the check length and beyond it. Returns
     (label, learn result, witness) or a RuleSkip. Used by C-RASP's and Star-free's
     group rules (docs/theories.md §1, §4)."""
-    from ..formal.automata import aperiodicity, find_failing_view
-    from ..formal.language import is_language
     ok, why = is_language(family)
     if not ok:
         return RuleSkip(f"not a language: {why}; the automaton rules do not apply")

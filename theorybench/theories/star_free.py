@@ -57,6 +57,7 @@ from ..formal.brasp import ast as A
 from ..formal.brasp.check import check_on_task
 from ..formal.brasp.programs import for_task
 from ..formal.language import is_language
+from .rules import group_witness, sensitivity_lower_bound
 
 SOURCE = ("Yang, Chiang & Angluin, Masked hard-attention transformers recognize exactly the "
           "star-free languages, NeurIPS 2024 (arXiv 2310.13897)")
@@ -182,7 +183,6 @@ class _StarFreeBase(Theory):
         since star-free languages are closed under intersection with Sigma'*): not
         star-free, so no B-RASP program / masked hard-attention transformer without
         positions (Schutzenberger; Yang et al.)."""
-        from .rules import group_witness
         found = group_witness(family, ctx, "star-free")
         if isinstance(found, RuleSkip):
             return found
@@ -312,7 +312,6 @@ class StarFreePosTheory(_StarFreeBase):
         O((log s)^(d-1)) (Boppana 1997).  Exact average sensitivity (uniform inputs)
         growing like a power of n therefore rules out a fixed program. The computation,
         threshold and status rule are the AC0 theory's (:func:`._rules.sensitivity_lower_bound`)."""
-        from .rules import sensitivity_lower_bound
         got = sensitivity_lower_bound(self, family, ctx,
                                       model="a fixed B-RASP[pos] program (an FO[Arb], hence "
                                             "non-uniform AC0, family; Barrington, Immerman "
