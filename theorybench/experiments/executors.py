@@ -24,6 +24,7 @@ import traceback
 from typing import Callable
 
 from ..errors import ConfigError, TheorybenchError
+from .lines import LINES
 
 EXECUTORS = ("auto", "inprocess", "pool", "ray")
 # callback(key, status, payload): status "done" (metrics dict) or "failed" (error text).
@@ -64,7 +65,6 @@ def run_one(spec_dict: dict, device: str = "cpu", checkpoint_dir: str | None = N
             threads: int | None = None, progress: bool | None = False) -> tuple[str, object]:
     """Run one spec; ("done", metrics) or ("failed", reason). Never raises for a run's
     own failure (a diverged loss, an impossible configuration, a bug in a task)."""
-    from .lines import LINES
     from .spec import RunSpec
     from .trainer import RunFailed
     if threads:

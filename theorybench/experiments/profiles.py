@@ -94,6 +94,8 @@ from typing import Sequence
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
+from .llm.evaluate import LLMSpec
+from .llm.prompts import load_prompts
 from .model import GRID_SIZES
 from .positional import ENCODINGS
 from .spec import DEFAULT_BINS, LINES, RunSpec
@@ -324,7 +326,6 @@ def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str
 def llm_tasks(profile: Profile | str, names: Sequence[str] | None = None,
               prompts: str | None = None) -> tuple[list, list[str]]:
     """([(family, params), ...], [families left out: no prompt entry]) of the llm line."""
-    from .llm.prompts import load_prompts
     profile = get_profile(profile) if isinstance(profile, str) else profile
     have = load_prompts(prompts).families
     if names:
@@ -359,8 +360,6 @@ def expand_llm(profile: Profile | str, models: dict, task_names: Sequence[str] |
     """Every run spec (``LLMSpec``) of the llm line: each model of ``models`` (name ->
     ModelConfig) x task x n x seed; log-likelihood scoring where the family has a list of
     allowed answers, greedy generation where its answer is a sequence (binary_add)."""
-    from .llm.evaluate import LLMSpec
-    from .llm.prompts import load_prompts
     profile = get_profile(profile) if isinstance(profile, str) else profile
     if not models:
         raise ConfigError("the llm line needs at least one model (see --models)")
