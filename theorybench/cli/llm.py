@@ -99,29 +99,36 @@ def cmd_models(args) -> int:
     from ..experiments.llm.local import cache_dir
     from ..experiments.llm.models import missing_reason
     models = _models(args.models)
-    caches = {}
+    rows = {}  # name -> (folder any from_pretrained loads, written?, why not installed)
     for m in models.values():
-        why = missing_reason(m)
-        try:  # the dequantised folder any from_pretrained loads (lm-eval's pretrained=)
-            folder = None if why else cache_dir(m)
-        except ConfigError as exc:
-            why, folder = str(exc), None
-        if folder is not None:
-            caches[m.name] = str(folder) + ("" if folder.is_dir() else " (not written yet)")
-        elif m.path:
-            caches[m.name] = m.path
-        if why:
-            caches[m.name] = f"(not installed: {why})"
+        why, folder = missing_reason(m), None
+        if not why:
+            try:  # the dequantised folder of a GGUF model (lm-eval's pretrained=)
+                folder = cache_dir(m)
+            except ConfigError as exc:
+                why = str(exc)
+        if folder is None and m.path and not why:
+            folder = Path(m.path)
+        rows[m.name] = (folder, folder is not None and folder.is_dir(), why)
     if args.format == "json":
-        print_json([{**m.to_dict(), "cache": None if caches.get(m.name) is None
-                     else str(caches[m.name])} for m in models.values()])
+        print_json([{**m.to_dict(), "cache": None if rows[m.name][0] is None
+                     else str(rows[m.name][0]), "cache_written": rows[m.name][1],
+                     "not_installed": rows[m.name][2]} for m in models.values()])
         return 0
+
+    def shown(folder, written, why):
+        if why:
+            return f"(not installed: {why})"
+        if folder is None:
+            return "-"
+        return str(folder) + ("" if written else " (not written yet)")
+
     print_table([(m.name, m.backend, m.gguf or m.path or m.base_url or "", m.context or "",
-                  "chat" if m.chat else "completion", caches.get(m.name) or "-")
+                  "chat" if m.chat else "completion", shown(*rows[m.name]))
                  for m in models.values()],
-                ("model", "backend", "source", "context", "mode", "cache (from_pretrained)"))
-    print("# a cache folder is written at the first load of a GGUF model; then run lm-eval "
-          "on it with: lm_eval --model hf --model_args pretrained=FOLDER")
+                ("model", "backend", "source", "context", "mode", "folder (from_pretrained)"))
+    print("# a GGUF model's folder is written at its first load; lm-eval runs it with: "
+          "lm_eval --model hf --model_args pretrained=FOLDER")
     return 0
 
 
