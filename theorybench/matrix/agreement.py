@@ -22,6 +22,8 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
+from ..errors import ConfigError
+from ..theories.base import STATUS_ORDER, Status, at_least
 from .empirical import EASY, HARD, INCONCLUSIVE, EmpiricalCell
 from .stats import mcnemar_exact, precision_gap_test, wilson_interval
 
@@ -158,7 +160,6 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
     ``min_status`` (e.g. ``"proven"``) compares only the decided cells with that status or
     a stronger one (order: proven, verified, extrapolated, conditional, cited); the others
     are counted in ``excluded_status``."""
-    from ..theories.base import Status, at_least
     if min_status is not None:
         min_status = parse_min_status(min_status)
     assumptions = assumptions or {}
@@ -250,8 +251,6 @@ def baselines(predictions: Iterable[Mapping[str, Any]],
 
 def parse_min_status(value: str) -> str:
     """A ``--min-status`` value (proven, verified, extrapolated, conditional, cited)."""
-    from ..errors import ConfigError
-    from ..theories.base import STATUS_ORDER
     names = [s.value for s in STATUS_ORDER]
     v = str(value).strip().lower()
     if v.startswith("verified"):

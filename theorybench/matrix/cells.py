@@ -14,6 +14,7 @@ from typing import Any
 
 from ..errors import TheorybenchError
 from ..experiments.lines import LINES as LINE_REGISTRY
+from ..experiments.protocols import get_protocol
 from ..tasks import TaskRef
 from ..tasks.ref import spell_value
 
@@ -35,7 +36,6 @@ class Thresholds:
     @classmethod
     def from_protocol(cls, name: str, **overrides: Any) -> "Thresholds":
         """The thresholds of a named protocol (:mod:`theorybench.experiments.protocols`)."""
-        from ..experiments.protocols import get_protocol
         p = get_protocol(name)
         return cls(**{"target_accuracy": p.target_accuracy,
                       "length_accuracy": p.length_accuracy, "aggregate": p.aggregate,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..formal.crasp.programs import library
 from .tables import Table
 
 
@@ -48,7 +49,6 @@ def _hand_rows(labels) -> list[dict[str, Any]]:
 
 def _compiled_rows(max_len: int) -> list[dict[str, Any]]:
     from ..constructions.evidence import compiled_evidence
-    from ..formal.crasp.programs import library
     out = []
     for name, lp in library().items():
         ev = compiled_evidence(lp.program, max_len)

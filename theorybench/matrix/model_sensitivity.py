@@ -31,6 +31,13 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from .. import tasks
+from ..errors import ResourceLimitError, TheorybenchError
+from ..formal.sensitivity import average_sensitivity, model_sensitivity
+from ..safe_io import atomic_write
+from .empirical import cell_name
+from .tables import Table
+
 #: Monte-Carlo draws per model (each draw evaluates the input and all its one-token
 #: changes), lowered so that one model costs at most ``MAX_TOKENS`` forward tokens (about
 #: 1 s for the small model on 2 cores), but never below ``MIN_SAMPLES``; a function whose
@@ -78,8 +85,6 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
                 seed: int = 0) -> dict[str, Any] | None:
     """Model and task average sensitivity of one done in-distribution record, or None when
     its checkpoint is absent; a family that cannot be measured gives a row with ``skipped``."""
-    from .. import tasks
-    from ..errors import ResourceLimitError, TheorybenchError
     from ..experiments.checkpoint import load_checkpoint
 
     spec = record.spec
@@ -139,7 +144,7 @@ def measure_one(record: Any, checkpoint_dir: str | Path, samples: int = SAMPLES,
     if result is None:
         return {**row, "skipped": f"the estimator refused: {why}"}
     try:
-        from ..safe_io import atomic_write  # two reports at once never read half a cache
+        # atomic: two reports at once never read half a cache
         atomic_write(cache, json.dumps({"settings": settings, "result": result}))
     except OSError:
         pass  # a read-only checkpoint folder: the result is still returned
@@ -159,8 +164,6 @@ def _valid_result(result: Any) -> bool:
 def _estimate(predict, df, samples: int, seed: int, distribution: str) -> dict[str, Any]:
     """Model and task sensitivity of ``df`` under ``distribution``, and the model's accuracy
     on inputs of that distribution (all of them where the space is small and uniform)."""
-    from ..formal.sensitivity import average_sensitivity, model_sensitivity
-
     rng = np.random.default_rng([seed, 7])
     mod = model_sensitivity(predict, df, distribution=distribution, method="monte_carlo",
                             samples=draws(df, samples), rng=rng)
@@ -227,15 +230,12 @@ def summarize(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 def _name(row: dict) -> str:
     """The task's row name in the report (parameters shown only where they differ from the
     family's defaults, as in the empirical table)."""
-    from .empirical import cell_name
     return cell_name({"task": row["task"], "params": row["params"]})
 
 
 def table(rows: Sequence[dict[str, Any]]):
     """The report's table: per task variant and n, the trained models' average sensitivity
     (mean and range over seeds) beside the task's own."""
-    from .tables import Table
-
     summary = summarize(rows)
     header = ["task", "n", "model", "seeds", "test acc.", "acc. (same inputs)",
               "as(model) mean [min, max]", "as(task)", "ratio", "draws"]

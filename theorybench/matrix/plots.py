@@ -15,6 +15,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..errors import ConfigError  # noqa: E402
+from ..experiments.llm.scoring import wilson_lower  # noqa: E402
+from ..safe_io import atomic_path, in_folder  # noqa: E402
 from .empirical import EmpiricalCell  # noqa: E402
 from .tables import STATUS_MARK_LEGEND, status_mark  # noqa: E402
 
@@ -25,8 +28,6 @@ COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insuffic
 def figure_path(path: str | Path, default_name: str, what: str = "--plot") -> Path:
     """Where a ``--plot`` figure goes: an existing folder gets ``default_name`` inside it, a
     name without a suffix gets ``.png``; the format is the suffix's (png, pdf, svg, ...)."""
-    from ..errors import ConfigError
-    from ..safe_io import in_folder
     if not str(path).strip():
         return path  # left for check_output to refuse by the option's name
     p = in_folder(path, default_name)
@@ -44,7 +45,6 @@ def figure_path(path: str | Path, default_name: str, what: str = "--plot") -> Pa
 
 def save_figure(fig, path: Path) -> Path:
     """Write the figure atomically in the format of the path's suffix (png without one)."""
-    from ..safe_io import atomic_path
     fmt = Path(path).suffix[1:].lower() or "png"
     try:
         with atomic_path(path) as tmp:
@@ -191,7 +191,6 @@ def llm_accuracy_vs_n(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     """The llm line: few-shot accuracy versus n, one panel per task, one line per model
     (bars: the 95% Wilson interval of the pooled prompts), the chance level of each n
     dashed and points above chance filled (the verdict's test, see matrix.llm_line)."""
-    from ..experiments.llm.scoring import wilson_lower
     cells = {t: c for t, c in cells.items() if c.llm_models}
     if not cells:
         return _placeholder(path, "LLM few-shot accuracy versus n",

@@ -12,11 +12,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import StoreError
-from ..experiments.store import DEFAULT_DB
+from ..errors import ConfigError, StoreError
+from ..experiments.llm.models import installed_models, load_models, missing_reason
+from ..experiments.store import DEFAULT_DB, ResultsStore, Scan
 from ..safe_io import atomic_write
+from ..theories.base import Basis, Context, Status, Verdict
+from ..theories.runner import predict_matrix
 from .empirical import Thresholds
-from .report import build_report, write_report
+from .model_sensitivity import measure
+from .report import build_report, check_report_out, write_report
 
 LINES = ("in_distribution", "length_generalization")
 #: verify's full predictions (with evidence); the report's predictions.json is the table.
@@ -92,8 +96,6 @@ def _enum_problem(field: str, value: Any, enum: Any) -> str | None:
 
 def _prediction_problems(p: Any) -> list[str]:
     """What is wrong with one entry of a predictions file (every field the report reads)."""
-    from ..theories.base import Basis, Status, Verdict
-
     if not isinstance(p, dict):
         return [f"is {type(p).__name__}, not an object with theory, task and verdict"]
     out = [f"has no {name!r}" for name in ("theory", "task", "verdict") if name not in p]
@@ -122,9 +124,6 @@ def _prediction_problems(p: Any) -> list[str]:
 def derive_predictions(max_n: int = 12, seed: int = 0, progress: bool = True,
                        theories: list[str] | None = None, tasks: list[str] | None = None
                        ) -> list[dict[str, Any]]:
-    from ..theories.base import Context
-    from ..theories.runner import predict_matrix
-
     preds = predict_matrix(theories=theories, families=tasks,
                            ctx=Context(max_n=max_n, seed=seed), progress=progress)
     return [p.to_dict() for p in preds]
@@ -133,8 +132,6 @@ def derive_predictions(max_n: int = 12, seed: int = 0, progress: bool = True,
 def store_scan(db: str | Path, must_exist: bool = False) -> Any:
     """The store's readable records and its unreadable rows (a ``store.Scan``), read-only;
     a missing or empty (0-byte) file has none and is not created."""
-    from ..experiments.store import ResultsStore, Scan
-
     path = Path(db)
     if not path.exists() or (path.is_file() and path.stat().st_size == 0):
         if must_exist:
@@ -156,9 +153,6 @@ def check_paths(out: str | Path, db: str | Path, inputs=(), force: bool = False,
     the store, one of ``inputs`` (paths or ``(label, path)``) or a file of another kind
     (unless ``force``; ``extra``: more file names written to --out), and a --db that is not
     a results store."""
-    from ..experiments.store import ResultsStore
-    from .report import check_report_out
-
     if not str(out).strip():
         raise StoreError("--out is empty; give a folder for the report")
     if Path(out).exists() and not Path(out).is_dir():
@@ -198,9 +192,6 @@ def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
     entries count as available (their endpoint is only tried by the run)."""
     import importlib.util
 
-    from ..errors import ConfigError
-    from ..experiments.llm.models import installed_models, load_models, missing_reason
-
     try:
         table = load_models(models)
     except ConfigError as exc:
@@ -235,7 +226,6 @@ def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
     rows, note = [], None
     ind = [r for r in scan.records if r.status == "done" and r.spec.get("line") == "in_distribution"]
     if checkpoints and Path(checkpoints).is_dir():
-        from .model_sensitivity import measure
         rows = measure(ind, checkpoints, progress=progress)
         if ind and not rows:
             note = (f"trained models' average sensitivity: no checkpoint in {checkpoints} "
@@ -271,7 +261,6 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
     (:func:`llm_available`) and the profile has llm tasks, True requires it, False skips
     it; ``llm_models`` is its model file (default: the packaged one). ``inputs`` and
     ``force``: as in :func:`report`, checked before any work."""
-    from ..errors import ConfigError
     from ..experiments.profiles import get_profile
     from ..experiments.sweep import check_writable_dir, run_sweep
 
