@@ -22,9 +22,20 @@ from typing import Any, Iterable, Mapping
 from ..errors import TaskParameterError
 from . import registry
 from .base import Param, Task
+from .user import split_file_ref
 
 SYNTAX = ("FAMILY or FAMILY:KEY=VALUE[:KEY=VALUE], comma-separated (e.g. majority,khop:k=2; a "
           "value with commas in brackets: sparse_parity:positions=[1,5,9])")
+
+
+def resolve_file(text: str) -> str:
+    """``"./mod3.py:k=3"`` -> ``"mod3:k=3"`` with the task file loaded and registered
+    (``registry.load_task_file``); any other text as it is."""
+    found = split_file_ref(text)
+    if found is None:
+        return text
+    return registry.load_task_file(found[0]).name + found[1]
+
 
 #: Sizes tried, besides the family's own lists, to tell a parameter combination that fits
 #: no n from one that only does not fit the family's default n (sparse_parity:k=20).
@@ -113,7 +124,7 @@ class TaskRef(str):
             return text
         if not isinstance(text, str):
             raise TaskParameterError(f"a task is a text such as khop:k=2, not {text!r}")
-        raw = text.strip()
+        raw = resolve_file(text.strip())
         if legacy and raw.endswith("]") and "[" in raw and ":" not in raw.split("[", 1)[0]:
             head, _, inner = raw[:-1].partition("[")
             raw = ":".join([head, *split_top(inner, ",")])
@@ -246,6 +257,8 @@ def family(task: "TaskRef | str") -> "type[Task] | Variant":
     (``"khop:k=2"``) names; unknown names get the registry's "did you mean"."""
     if isinstance(task, TaskRef):
         return task.variant()
+    if isinstance(task, str):
+        task = resolve_file(task)
     if isinstance(task, str) and (":" in task) and task.split(":", 1)[0] in registry.families():
         return TaskRef.parse(task).variant()
     return registry.family(task)
@@ -257,4 +270,5 @@ def get(task: "TaskRef | str", **params: Any) -> Task:
     return family(task)(**params)
 
 
-__all__ = ["TaskRef", "Variant", "SYNTAX", "spell", "split_top", "family", "get"]
+__all__ = ["TaskRef", "Variant", "SYNTAX", "spell", "split_top", "family", "get",
+           "resolve_file"]

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import os
+import pathlib
 import pkgutil
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
-from ..errors import TaskParameterError
-from ..registry import Registry, did_you_mean
+from ..errors import ConfigError, TaskParameterError
+from ..registry import BUILTIN, Registry, did_you_mean
 from .base import Param, Task
+from .user import USER_KIND, load_family
 
 KINDS = ("boolean", "retrieval", "sparse", "arithmetic", "graphs", "dyck")
 
@@ -31,13 +35,22 @@ def _family_modules() -> list[str]:
     return out
 
 
+def _load_all() -> tuple[str, ...]:
+    """The built-in families, then the task files of ``THEORYBENCH_TASKS`` and the
+    ``theorybench.tasks`` entry points (after the built-ins, which they may not shadow)."""
+    for module in _family_modules():
+        importlib.import_module(module)
+    load_external()
+    return ()
+
+
 def _check(name: str, cls: type[Task]) -> None:
-    if cls.kind not in KINDS:
+    if cls.kind not in KINDS and cls.kind != USER_KIND:
         raise TypeError(f"{cls.__name__} needs a name and a kind in {KINDS}")
 
 
 #: The task families by name (the one registry of the idiom in :mod:`theorybench.registry`).
-FAMILIES: Registry[type[Task]] = Registry("task", _family_modules, error=TaskParameterError,
+FAMILIES: Registry[type[Task]] = Registry("task", _load_all, error=TaskParameterError,
                                           check=_check)
 # Read by code that still looks families up by hand (theories/runner.py, theories/base.py);
 # the same dict object the registry fills.
@@ -53,7 +66,7 @@ def register(cls: type[Task]) -> type[Task]:
 
 def families() -> dict[str, type[Task]]:
     """All registered families by name, in suite order (by kind, then name)."""
-    order = {k: i for i, k in enumerate(KINDS)}
+    order = {k: i for i, k in enumerate(KINDS + (USER_KIND,))}
     return dict(sorted(FAMILIES.items(),
                        key=lambda kv: (order[kv[1].kind], kv[1].order, kv[0])))
 
@@ -69,6 +82,89 @@ def family(name: str) -> type[Task]:
 def get(name: str, **params: Any) -> Task:
     """A task instance with validated parameters, e.g. ``get("majority", n=15)``."""
     return family(name)(**params)
+
+
+# ---- task files (docs/extending.md, "Bring your own task") ------------------------------
+
+#: The environment variable naming task files and folders of task files (os.pathsep apart).
+ENV = "THEORYBENCH_TASKS"
+#: The entry-point group of a package of tasks.
+ENTRY_POINTS = "theorybench.tasks"
+
+
+def load_task_file(path: str | os.PathLike, export: bool = True) -> type[Task]:
+    """Load a task file and register its family (origin: the file's path); the same file
+    loaded again is the same class. A name of a built-in family, or of another file's, is
+    refused; the same file edited since it was loaded replaces its old family.
+
+    ``export``: add the file to :data:`ENV` in this process's environment, so that pool
+    workers (spawned processes) load the same file when their registry loads."""
+    resolved = pathlib.Path(path).expanduser().resolve()
+    FAMILIES._lazy.load()  # the built-ins first: a file may not shadow them
+    cls = load_family(resolved)
+    old = FAMILIES._items.get(cls.name)
+    if old is not None:
+        if getattr(old, "definition_digest", None) == cls.definition_digest and \
+                getattr(old, "origin", None) == cls.origin:
+            return old  # the same file, loaded twice
+        first = FAMILIES._origins.get(cls.name, "")
+        if first == BUILTIN:
+            raise TaskParameterError(
+                f"{cls.source.at('NAME')}: NAME {cls.name!r} is a built-in task family; "
+                f"choose another name (e.g. {cls.name}_mine)")
+        if first != cls.origin:
+            raise TaskParameterError(
+                f"{cls.source.at('NAME')}: NAME {cls.name!r} is already the task of "
+                f"{first}; choose another name")
+        FAMILIES.unregister(cls.name)  # this file, edited since it was loaded
+    FAMILIES.register(cls, name=cls.name, origin=cls.origin)
+    if export:
+        listed = [p for p in os.environ.get(ENV, "").split(os.pathsep) if p]
+        if str(resolved) not in listed and str(resolved.parent) not in listed:
+            os.environ[ENV] = os.pathsep.join(listed + [str(resolved)])
+    return cls
+
+
+def task_files(spec: str) -> list[pathlib.Path]:
+    """The task files ``spec`` (:data:`ENV`'s syntax) names: files, and the ``*.py`` files
+    of folders (sorted; names starting with _ skipped)."""
+    out = []
+    for part in filter(None, (p.strip() for p in spec.split(os.pathsep))):
+        p = pathlib.Path(part).expanduser()
+        if p.is_dir():
+            out.extend(sorted(f for f in p.glob("*.py") if not f.name.startswith("_")))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ConfigError(f"{ENV}: {part} is neither a task file nor a folder; fix or "
+                              f"unset {ENV}")
+    return out
+
+
+def load_external() -> list[type[Task]]:
+    """Register the families of :data:`ENV` and of the :data:`ENTRY_POINTS` group. An
+    entry point loads to a module with the task-file names, a path (or a list of paths)
+    of task files or folders, or a :class:`Task` subclass."""
+    out = [load_task_file(f, export=False) for f in task_files(os.environ.get(ENV, ""))]
+    for ep in metadata.entry_points(group=ENTRY_POINTS):
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) does not "
+                              f"load: {type(exc).__name__}: {exc}; fix or uninstall the "
+                              "package that declares it") from None
+        for item in obj if isinstance(obj, (list, tuple)) else [obj]:
+            if isinstance(item, type) and issubclass(item, Task):
+                out.append(FAMILIES.register(item, name=item.name, origin=f"entry point {ep.name}"))
+            elif isinstance(item, (str, os.PathLike)):
+                out += [load_task_file(f, export=False) for f in task_files(str(item))]
+            elif getattr(item, "__file__", None):
+                out.append(load_task_file(item.__file__, export=False))
+            else:
+                raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) "
+                                  f"gives {item!r}; give a task module, a task file path "
+                                  "or a Task subclass")
+    return out
 
 
 @dataclass(frozen=True)

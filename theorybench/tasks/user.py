@@ -1,0 +1,404 @@
+"""Task files: a researcher's task as a plain Python file, turned into a task family.
+
+The contract (docs/extending.md, "Bring your own task")::
+
+    NAME = "first_eq_last"          # a new family name
+    ALPHABET = ("a", "b")           # the tokens
+    LENGTHS = (2, 64)               # the range of n, inclusive; optional VALID(n) -> bool
+    def label(x):                   # x: int array (count, n) of indices into ALPHABET
+        return x[:, 0] == x[:, -1]  # -> (count,) of 0/1 or bool
+
+or ``REGEX = "..."`` (full match, single-character tokens) or ``DFA = {"start": ...,
+"accept": [...], "delta": {state: {symbol: state}}}`` instead of ``label``. Optional:
+``sample(rng, count, n)``, ``oracle(x)``, ``DESCRIPTION``, ``PARAMS`` (``{"k": (lo, hi)}``
+or ``(lo, hi, default)``: integer parameters, passed to label/oracle/sample as keywords),
+``OUTPUT = "per_position"`` (a label per position: label returns (count, n)).
+
+The file is imported in isolation under a private module name (it need not import
+theorybench); its identity is ``definition_digest``, the SHA-256 of its bytes. Every
+mistake is a :class:`TaskParameterError` naming the file, the line and the fix
+(:func:`load_family`); the task registry registers the class (``tasks.registry``).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import difflib
+import hashlib
+import importlib.util
+import pathlib
+import re
+import sys
+import traceback
+from typing import Any, Callable
+
+import numpy as np
+
+from ..errors import TaskParameterError
+from .balance import balanced_choice, rejection_balance
+from .base import Batch, Param, Task
+from .user_checks import call_user, check_labels, smoke_check
+from .user_regular import RegularError, Table, from_dict, from_regex
+
+#: The kind of every family that comes from a task file.
+USER_KIND = "user"
+REQUIRED = ("NAME", "ALPHABET", "LENGTHS")
+DEFINITIONS = ("label", "REGEX", "DFA")
+OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT")
+#: A class rarer than this under uniform inputs is balanced by rejection (as the built-ins
+#: balance theirs).
+RARE = 0.25
+_FILE_TASK = re.compile(r"^(?P<path>.+?\.py)(?=:|$)(?P<rest>.*)$", re.S)
+
+
+def split_file_ref(text: str) -> tuple[str, str] | None:
+    """``"./mod3.py:k=3"`` -> ``("./mod3.py", ":k=3")``; None when ``text`` names no
+    ``.py`` file (a family name never ends in .py)."""
+    m = _FILE_TASK.match(text.strip()) if isinstance(text, str) else None
+    return (m["path"], m["rest"]) if m else None
+
+
+class _Source:
+    """A task file's text, digest and the line of each top-level name (for messages)."""
+
+    def __init__(self, path: pathlib.Path):
+        self.path = path
+        try:
+            self.data = path.read_bytes()
+        except FileNotFoundError:
+            raise TaskParameterError(f"task file {path} does not exist; give the path of a "
+                                     ".py task file (see docs/extending.md)") from None
+        except OSError as exc:
+            raise TaskParameterError(f"task file {path}: cannot read it ({exc.strerror})") from None
+        self.digest = hashlib.sha256(self.data).hexdigest()
+        try:
+            tree = ast.parse(self.data, str(path))
+        except SyntaxError as exc:
+            raise TaskParameterError(
+                f"{path}:{exc.lineno}:{exc.offset or 0}: the task file does not parse: "
+                f"{exc.msg}; fix the Python syntax there") from None
+        except ValueError as exc:  # null bytes
+            raise TaskParameterError(f"{path}: the task file is not Python text ({exc})") from None
+        self.lines: dict[str, int] = {}
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.lines.setdefault(node.name, node.lineno)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for sub in ast.walk(t):
+                        if isinstance(sub, ast.Name):
+                            self.lines.setdefault(sub.id, node.lineno)
+
+    def at(self, name: str | None) -> str:
+        line = self.lines.get(name) if name else None
+        return f"{self.path}:{line}" if line else str(self.path)
+
+    def error(self, name: str | None, message: str) -> TaskParameterError:
+        return TaskParameterError(f"{self.at(name)}: {message}")
+
+
+def _import(src: _Source) -> Any:
+    """The file as a fresh module under a private name (two files never collide)."""
+    name = f"_theorybench_task_{src.digest[:16]}"
+    spec = importlib.util.spec_from_file_location(name, src.path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses and pickling look a module up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # the file's own code: report it, never a traceback
+        sys.modules.pop(name, None)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if pathlib.Path(f.filename) == src.path]
+        line = f":{frames[-1].lineno}" if frames else ""
+        raise TaskParameterError(
+            f"{src.path}{line}: importing the task file failed: {type(exc).__name__}: {exc}; "
+            "fix the file so that `python FILE` runs") from None
+    return module
+
+
+def _require(src: _Source, module: Any, name: str) -> Any:
+    if hasattr(module, name):
+        return getattr(module, name)
+    public = [k for k in vars(module) if not k.startswith("_")]
+    close = difflib.get_close_matches(name, public, n=1, cutoff=0.6) or \
+        difflib.get_close_matches(name.lower(), [k.lower() for k in public], n=1, cutoff=0.8)
+    if close:
+        found = next(k for k in public if k.lower() == close[0].lower())
+        return_msg = (f"the task file has no {name} (did you mean {found}? rename it to "
+                      f"{name})")
+        raise src.error(found, return_msg)
+    raise src.error(None, f"the task file has no {name}; add e.g. " + {
+        "NAME": 'NAME = "my_task"', "ALPHABET": 'ALPHABET = ("a", "b")',
+        "LENGTHS": "LENGTHS = (1, 64)"}[name])
+
+
+def _alphabet(src: _Source, value: Any) -> tuple[str, ...]:
+    if isinstance(value, str) or not isinstance(value, (tuple, list)):
+        raise src.error("ALPHABET", f"ALPHABET must be a tuple of token strings, e.g. "
+                        f'("a", "b"), not {value!r}')
+    if not value:
+        raise src.error("ALPHABET", 'ALPHABET is empty; list the tokens, e.g. ("a", "b")')
+    for tok in value:
+        if not isinstance(tok, str) or not tok or tok.split() != [tok] or tok == "<pad>":
+            raise src.error("ALPHABET", f"token {tok!r} must be a non-empty string without "
+                            "spaces (and not <pad>)")
+    seen: dict[str, int] = {}
+    for i, tok in enumerate(value):
+        if tok in seen:
+            raise src.error("ALPHABET", f"token {tok!r} appears twice in ALPHABET (positions "
+                            f"{seen[tok]} and {i}); keep each token once")
+        seen[tok] = i
+    return tuple(value)
+
+
+def _lengths(src: _Source, value: Any) -> tuple[int, int]:
+    ok = (isinstance(value, (tuple, list)) and len(value) == 2
+          and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value))
+    if not ok:
+        raise src.error("LENGTHS", f"LENGTHS must be (shortest n, longest n), two integers, "
+                        f"not {value!r}")
+    lo, hi = int(value[0]), int(value[1])
+    if lo < 1:
+        raise src.error("LENGTHS", f"LENGTHS starts at {lo}; the shortest input has n >= 1")
+    if lo > hi:
+        raise src.error("LENGTHS", f"LENGTHS = {tuple(value)} is out of order; write "
+                        f"({hi}, {lo}) (shortest first)")
+    return lo, hi
+
+
+def _params(src: _Source, value: Any) -> tuple[Param, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise src.error("PARAMS", 'PARAMS must be a dict name -> (lo, hi) or (lo, hi, '
+                        'default), e.g. {"k": (2, 7)}')
+    out = []
+    for key, spec in value.items():
+        if not isinstance(key, str) or not key.isidentifier() or key == "n":
+            raise src.error("PARAMS", f"parameter name {key!r} must be an identifier other "
+                            "than n (n is the input length, from LENGTHS)")
+        ints = isinstance(spec, (tuple, list)) and len(spec) in (2, 3) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in spec)
+        if not ints or not spec[0] <= spec[1] or (len(spec) == 3 and
+                                                    not spec[0] <= spec[2] <= spec[1]):
+            raise src.error("PARAMS", f"PARAMS[{key!r}] = {spec!r}: give (lo, hi) or (lo, hi, "
+                            "default), integers with lo <= default <= hi")
+        default = int(spec[2] if len(spec) == 3 else spec[0])
+        out.append(Param(key, int, default, f"parameter {key} of the task file {src.path.name}",
+                         minimum=int(spec[0]), maximum=int(spec[1])))
+    return tuple(out)
+
+
+def _function(src: _Source, module: Any, name: str) -> Callable | None:
+    fn = getattr(module, name, None)
+    if fn is not None and not callable(fn):
+        raise src.error(name, f"{name} must be a function, not {type(fn).__name__}")
+    return fn
+
+
+def load_family(path: str | pathlib.Path) -> type[Task]:
+    """The task family class of a task file (not registered; see
+    ``tasks.registry.load_task_file``), or a :class:`TaskParameterError` that names the
+    file, the line and the fix. Runs a quick check of ``label`` at the shortest and
+    longest n (shape, 0/1 values, determinism, no exception)."""
+    src = _Source(pathlib.Path(path).expanduser().resolve())
+    module = _import(src)
+    name = _require(src, module, "NAME")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", name):
+        raise src.error("NAME", f"NAME must be a word of letters, digits, _ and - (it is "
+                        f"the task's name on the command line), not {name!r}")
+    alphabet = _alphabet(src, _require(src, module, "ALPHABET"))
+    lo, hi = _lengths(src, _require(src, module, "LENGTHS"))
+    given = [d for d in DEFINITIONS if getattr(module, d, None) is not None]
+    if not given:
+        close = difflib.get_close_matches("label", [k for k in vars(module)], n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}? rename it to label)" if close else ""
+        raise src.error(close[0] if close else None,
+                        f"the task file defines no task: give def label(x){hint}, or "
+                        "REGEX = \"...\", or DFA = {...}")
+    if len(given) > 1:
+        raise src.error(given[1], f"the task file gives both {given[0]} and {given[1]}; keep "
+                        "one (put an independent reference in oracle(x) instead)")
+    table = None
+    if given[0] != "label":
+        try:
+            table = (from_regex if given[0] == "REGEX" else from_dict)(
+                getattr(module, given[0]), alphabet)
+        except RegularError as exc:
+            col = f", column {exc.where + 1} of the pattern" if exc.where is not None else ""
+            raise src.error(given[0], f"{given[0]}{col}: {exc}") from None
+    output = getattr(module, "OUTPUT", "final")
+    if output not in ("final", "per_position"):
+        raise src.error("OUTPUT", f'OUTPUT must be "final" (one label per input, the '
+                        f'default) or "per_position" (a label per position), not {output!r}')
+    if output == "per_position" and table is not None:
+        raise src.error("OUTPUT", f"a {given[0]} gives one label per input; OUTPUT = "
+                        '"per_position" needs label(x) returning (count, n)')
+    description = getattr(module, "DESCRIPTION", "") or ""
+    if not isinstance(description, str):
+        raise src.error("DESCRIPTION", "DESCRIPTION must be a string")
+    valid = _function(src, module, "VALID")
+    cls = type(_class_name(name), (FileTask,), {
+        "name": name, "kind": USER_KIND, "output": output,
+        "summary": (description.strip().splitlines() or
+                    [f"task file {src.path.name}"])[0],
+        "alphabet": alphabet, "lengths": (lo, hi), "source": src, "table": table,
+        "definition": given[0], "definition_digest": src.digest, "origin": str(src.path),
+        "module": module, "_label_fn": _static(_function(src, module, "label")),
+        "_sample_fn": _static(_function(src, module, "sample")),
+        "_oracle_fn": _static(_function(src, module, "oracle")), "_valid_fn": _static(valid),
+        "__module__": module.__name__,
+    })
+    cls.params = (Param("n", int, lo, f"input length, {lo}..{hi}", minimum=lo, maximum=hi),
+                  *_params(src, getattr(module, "PARAMS", None)))
+    ns = [n for n in range(lo, min(hi, lo + 4096) + 1) if cls._valid_n(n)]
+    if not ns:
+        raise src.error("VALID" if valid else "LENGTHS",
+                        f"no n in LENGTHS {lo}..{hi} is valid; widen LENGTHS or fix VALID")
+    small = [n for n in ns if len(alphabet) ** n <= 1 << 16 and n >= min(4, ns[-1])] or ns[:1]
+    pick = np.unique(np.linspace(0, len(small) - 1, min(6, len(small))).round().astype(int))
+    cls.analysis_ns = tuple(small[i] for i in pick)
+    cls.train_ns = tuple(n for n in ns if n in (8, 16, 32, 64)) or tuple(dict.fromkeys(
+        (ns[0], ns[-1])))
+    default = next((n for n in ns if n >= min(8, hi)), ns[-1])
+    cls.params = (Param("n", int, default, f"input length, {lo}..{hi}", minimum=lo,
+                        maximum=hi, note="VALID(n)" if valid else ""), *cls.params[1:])
+    smoke_check(cls)
+    return cls
+
+
+def _static(fn: Callable | None) -> Any:
+    # stored on the class, a plain function would be bound to the instance as ``self``
+    return staticmethod(fn) if fn is not None else None
+
+
+def _class_name(name: str) -> str:
+    return "".join(p.capitalize() for p in re.split(r"[_\-]", name) if p) + "Task"
+
+
+class FileTask(Task):
+    """A family built from a task file by :func:`load_family` (one subclass per file)."""
+
+    kind = USER_KIND
+    alphabet: tuple[str, ...] = ()
+    lengths: tuple[int, int] = (1, 1)
+    source: _Source
+    table: Table | None = None
+    definition = "label"
+    #: SHA-256 of the file's bytes: with the name, the task's identity for caches and runs.
+    definition_digest = ""
+    origin = ""
+    _label_fn = _sample_fn = _oracle_fn = _valid_fn = None
+    distributions = ("uniform",)
+
+    @classmethod
+    def _valid_n(cls, n: int) -> bool:
+        if cls._valid_fn is None:
+            return True
+        return bool(call_user(cls, "VALID", cls._valid_fn, n))
+
+    def check(self) -> None:
+        if not self._valid_n(self.n):
+            raise TaskParameterError(f"task {self.name}: n={self.n} is not valid (VALID(n) "
+                                     f"in {self.source.at('VALID')} says False)")
+
+    def build_vocab(self):
+        return self.alphabet
+
+    @property
+    def extra(self) -> dict[str, Any]:
+        """The file's own parameters (PARAMS) of this instance, as label's keywords."""
+        return {k: v for k, v in self.values.items() if k != "n"}
+
+    def input_space(self):
+        return [tuple(range(len(self.alphabet)))] * self.n
+
+    def label(self, tokens):
+        x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
+        if self.table is not None:
+            return self.table.run(x)
+        y = call_user(self, "label", self._label_fn, x, **self.extra)
+        return check_labels(self, y, x, "label")
+
+    def oracle(self, tokens):
+        x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
+        if self._oracle_fn is not None:
+            y = call_user(self, "oracle", self._oracle_fn, x, **self.extra)
+            return check_labels(self, y, x, "oracle")
+        if self.definition == "REGEX":  # Python's own regex engine: independent of Table
+            pat = re.compile(self.module.REGEX)
+            return np.array([bool(pat.fullmatch("".join(self.alphabet[t] for t in row)))
+                             for row in x], dtype=np.int64)
+        if self.definition == "DFA":
+            dfa = self.module.DFA
+            out = []
+            for row in x:
+                q = dfa["start"]
+                for t in row:
+                    q = dfa["delta"][q][self.alphabet[t]]
+                out.append(int(q in dfa["accept"]))
+            return np.array(out, dtype=np.int64)
+        raise NotImplementedError(f"task file {self.origin} gives no oracle(x)")
+
+    def output_mask(self, tokens):
+        return np.ones(np.atleast_2d(tokens).shape, dtype=bool)
+
+    def draw(self, rng: np.random.Generator, count: int) -> np.ndarray:
+        """Token rows: the file's ``sample``, else uniform, label-balanced when one class
+        is rarer than :data:`RARE` (exactly, through the automaton, for REGEX/DFA)."""
+        n, k = self.n, len(self.alphabet)
+        if self._sample_fn is not None:
+            x = np.asarray(call_user(self, "sample", self._sample_fn, rng, count, n,
+                                     **self.extra))
+            if x.shape != (count, n) or x.dtype.kind not in "iu" or (
+                    x.size and (x.min() < 0 or x.max() >= k)):
+                raise self.source.error("sample", f"sample(rng, {count}, {n}) must return an "
+                                        f"int array of shape ({count}, {n}) with values in "
+                                        f"0..{k - 1}; got {x.dtype} {x.shape}")
+            return x.astype(np.int64)
+        if self.output != "final":
+            return rng.integers(0, k, size=(count, n), dtype=np.int64)
+        if self.table is not None:
+            p1 = float(self.table.accept_probability(n)[n, self.table.start])
+            if 0 < p1 < 1 and min(p1, 1 - p1) < RARE:
+                return self.table.sample(rng, balanced_choice(rng, count), n)
+            return rng.integers(0, k, size=(count, n), dtype=np.int64)
+        pilot = rng.integers(0, k, size=(max(count, 1024), n), dtype=np.int64)
+        share = float(self.label(pilot).mean())
+        if min(share, 1 - share) >= RARE:
+            return pilot[:count]
+
+        def uniform(m):
+            x = rng.integers(0, k, size=(m, n), dtype=np.int64)
+            return x, self.label(x)
+        try:
+            return rejection_balance(uniform, count, rng)[0]
+        except TaskParameterError:
+            raise TaskParameterError(
+                f"{self.source.at('label')}: one label is too rare at n={n} to balance by "
+                f"rejection (share {share:.2g} of uniform inputs); give "
+                "sample(rng, count, n) in the task file") from None
+
+    def sample(self, rng, count, distribution=None):
+        self.resolve_distribution(distribution)
+        count = self.check_count(count)
+        x = self.draw(rng, count)
+        y = self.label(x)
+        mask = self.output_mask(x) if self.output != "final" else None
+        return Batch(tokens=x, labels=y, mask=mask,
+                     lengths=np.full(count, self.n, dtype=np.int64))
+
+    def decision_view(self):
+        if self.output == "final":
+            return [self.whole_view("output", f"{self.name} of the {self.n} input tokens",
+                                    sample=lambda rng, count: self.draw(rng, count))]
+        last = self.whole_view("last", f"{self.name}: the label at the last position",
+                               sample=lambda rng, count: self.draw(rng, count))
+        return [dataclasses.replace(last, evaluate=lambda x: self.label(x)[:, -1])]
+
+
+__all__ = ["USER_KIND", "FileTask", "load_family", "split_file_ref"]
