@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import sys
 
+from .. import tasks
 from ..errors import TaskParameterError
+from ..formal.bapo.frontier import frontier
+from ..formal.bapo.library import protocols_for, row_class_protocol
+from ..formal.bapo.verify import verify
+from ..formal.communication import bits, bytes_needed, one_way_cc
+from ..formal.resources import MEMORY_BUDGET, Progress, fmt_bytes, fmt_count
 from .ranges import usable_ns
 from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
     print_table
 
 
 def _df(task: str, n: int, params):
-    from .. import tasks
     return tasks.get(task, n=n, **parse_params(params)).decision_view()[0]
 
 
 def _bandwidth(args) -> int:
-    from ..formal.communication import bits, bytes_needed, one_way_cc
-    from ..formal.resources import MEMORY_BUDGET, Progress, fmt_bytes, fmt_count
     refused: list[tuple[int, str]] = []
 
     def too_big(n):
@@ -72,7 +75,6 @@ def _one_n(text: str) -> int:
 
 
 def _frontier(args) -> int:
-    from ..formal.bapo.frontier import frontier
     n = _one_n(args.n)
     fr = frontier(_df(args.task, n, args.param), args.max_a, args.max_b, timeout_s=args.timeout)
     rows = [{"n": n, "length": fr.n, "a": fr.min_a[b], "b": b, "status": fr.status[b]}
@@ -89,8 +91,6 @@ def _frontier(args) -> int:
 
 
 def _verify(args) -> int:
-    from ..formal.bapo.library import protocols_for, row_class_protocol
-    from ..formal.bapo.verify import verify
     import numpy as np
     def no_protocol(n):
         df = _df(args.task, n, args.param)
@@ -99,7 +99,6 @@ def _verify(args) -> int:
                     f"row-class protocol; use a smaller n")
         return None
 
-    from ..formal.resources import Progress
     out = []
     ns = _ns(args, no_protocol)
     with Progress(len(ns), f"bapo verify {args.task}") as bar:

@@ -12,6 +12,8 @@ from ..errors import ConfigError, ProgramError, TaskParameterError
 from ..formal.brasp import ast as A
 from ..formal.brasp import check as C
 from ..formal.brasp import interpret, parser, programs, trace, validate
+from ..formal.program_files import task_spelling, variant_of
+from ..safe_io import atomic_write, check_output
 from .common import IntermixedParser, add_force, int_arg, parse_params, parse_seed, print_json, print_table
 
 
@@ -75,7 +77,6 @@ def _inputs(args) -> list[list[str]]:
 
 def cmd_run(args) -> int:
     if args.trace is not None:  # refused before the run
-        from ..safe_io import check_output
         check_output(args.trace, [("the program", args.program)], args.force, what="--trace")
     program = programs.load_program(args.program)
     words = _inputs(args)
@@ -94,7 +95,6 @@ def cmd_run(args) -> int:
         else:
             raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
         try:
-            from ..safe_io import atomic_write
             atomic_write(path, body)
         except OSError as exc:
             raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
@@ -103,7 +103,6 @@ def cmd_run(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from ..formal.program_files import task_spelling, variant_of
     params = parse_params(args.param)
     program = programs.load_program(args.program)
     note, other = variant_of(args.program, programs.library(), "theorybench brasp list",

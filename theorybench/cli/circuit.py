@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import json
 
+from .. import tasks
 from ..errors import ConfigError, TaskParameterError
+from ..formal.circuits.builders import build
+from ..formal.circuits.ir import CONST, INPUT, NOT
+from ..formal.circuits.synth import synthesize_task
+from ..formal.circuits.verify import verify
+from ..safe_io import atomic_write, check_output
 from .common import add_force, add_task_args, float_arg, int_arg, parse_params, parse_seed, print_table
 
 EXIT_UNKNOWN = 3
@@ -76,8 +82,6 @@ def _ns(text: str) -> list[int]:
 
 
 def cmd_prove(args) -> int:
-    from .. import tasks
-    from ..formal.circuits.builders import build
     from ..proofs.circuits import prove_built
 
     results = []
@@ -113,12 +117,8 @@ def cmd_prove(args) -> int:
 
 
 def cmd_build(args) -> int:
-    from .. import tasks
-    from ..formal.circuits.builders import build
-    from ..formal.circuits.verify import verify
     import numpy as np
 
-    from ..safe_io import atomic_write, check_output
     if args.dot is not None:  # refused before any work
         check_output(args.dot, force=args.force, what="--dot")
     task = tasks.get(args.task, n=_n(args.n), **parse_params(args.param))
@@ -155,8 +155,6 @@ def cmd_build(args) -> int:
 
 
 def cmd_synth(args) -> int:
-    from ..formal.circuits.synth import synthesize_task
-
     res = synthesize_task(args.task, _n(args.n), args.depth, args.basis,
                           parse_params(args.param), args.max_size, args.timeout)
     if args.format == "json":
@@ -182,8 +180,6 @@ def cmd_synth(args) -> int:
 
 def _describe(c) -> str:
     """The circuit as numbered gate lines."""
-    from ..formal.circuits.ir import CONST, INPUT, NOT
-
     alive = c.live()
     name: dict[int, str] = {}
     lines = []

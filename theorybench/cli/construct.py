@@ -12,6 +12,8 @@ import numpy as np
 from .. import constructions
 from ..constructions import verify as cverify
 from ..errors import ConfigError
+from ..formal.crasp import load_program
+from ..safe_io import CHECKPOINT, atomic_path, check_output
 from .ranges import usable_ns
 from .common import add_force, parse_params, parse_range, parse_seed, print_json, print_table
 
@@ -122,7 +124,6 @@ def cmd_construct(args) -> int:
 def _check_out(args) -> None:
     """--out must name a file in an existing, writable folder, and neither the program read
     nor an existing file of another kind (unless --force); checked before any work."""
-    from ..safe_io import CHECKPOINT, check_output
     program = getattr(args, "program", None)  # a file, or a library name (nothing to lose)
     check_output(args.out, inputs=[("the program", program)] if program else (),
                  force=getattr(args, "force", False), kind=CHECKPOINT)
@@ -130,7 +131,6 @@ def _check_out(args) -> None:
 
 def _save(obj, path: str) -> None:
     import torch
-    from ..safe_io import atomic_path
     try:
         with atomic_path(path) as tmp:
             torch.save(obj, tmp)
@@ -178,7 +178,6 @@ def program_command(args) -> int:
     """`construct --program` and `crasp compile`: compile a C-RASP program, verify, save."""
     from ..constructions.compiler import compile_program, verify_compiled
     from ..constructions.model import SetTransformer
-    from ..formal.crasp import load_program
     ns = parse_range(args.n)
     if len(ns) != 1 or ns[0] < 1:
         raise ConfigError(f"--n for --program is one length >= 1 (the longest input), "

@@ -10,6 +10,8 @@ from pathlib import Path
 
 from ..errors import ConfigError, ProgramError
 from ..formal import crasp
+from ..formal.program_files import task_spelling, variant_of
+from ..safe_io import atomic_write, check_output
 from .crasp_compile import add_compile
 from .crasp_prove import add_prove
 from .common import IntermixedParser, add_force, parse_params, parse_seed, print_json, print_table
@@ -88,7 +90,6 @@ def cmd_run(args) -> int:
     if args.trace and Path(args.trace).suffix.lower() not in (".txt", ".html", ".htm"):
         raise ConfigError(f"--trace {args.trace}: use a .txt or .html file name")
     if args.trace is not None:  # refused before the run
-        from ..safe_io import check_output
         check_output(args.trace, [("the program", args.program)], args.force, what="--trace")
     alphabet = args.alphabet.split() if args.alphabet else None
     program = crasp.load_program(args.program, alphabet)
@@ -119,7 +120,6 @@ def cmd_run(args) -> int:
         else:
             body = crasp.trace_text(result)
         try:
-            from ..safe_io import atomic_write
             atomic_write(path, body)
         except OSError as exc:
             raise ConfigError(f"cannot write trace {args.trace}: {exc.strerror}") from None
@@ -129,7 +129,6 @@ def cmd_run(args) -> int:
 
 def cmd_check(args) -> int:
     import numpy as np
-    from ..formal.program_files import task_spelling, variant_of
     params = parse_params(args.param)
     lib = crasp.library()
     # exactly the task asked: a program's `// requires:` never replaces its parameters

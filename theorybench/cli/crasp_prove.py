@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import proofs
+from .. import proofs, tasks
+from ..errors import ConfigError
 from ..formal import crasp
+from ..formal.program_files import task_spelling, task_values, variant_of
 from .common import parse_params, print_json
 
 EXIT = {"proved": 0, "counterexample": 1, "unknown": 3}
@@ -40,8 +42,6 @@ def _program(name: str, family: str, params: dict):
     """(program, note): the program for exactly the task asked. A library program's
     `// requires:` never replaces the task's parameters; when it is written for another
     variant, the note says so and the program is proved as written."""
-    from .. import tasks
-    from ..formal.program_files import variant_of
     lib = crasp.library()
     note, _ = variant_of(name, lib, "theorybench crasp list", family, params)
     if name in lib and not Path(name).exists():
@@ -55,14 +55,12 @@ def _program(name: str, family: str, params: dict):
 
 
 def cmd_prove(args) -> int:
-    from ..errors import ConfigError
     for opt in ("search_len", "bmc_len"):
         if not 1 <= getattr(args, opt) <= 64:
             raise ConfigError(f"--{opt.replace('_', '-')} {getattr(args, opt)}: choose a "
                               f"length from 1 to 64")
     if not 0 < args.timeout < 1e6:
         raise ConfigError(f"--timeout {args.timeout}: give a positive number of seconds")
-    from ..formal.program_files import task_spelling, task_values
     given = parse_params(args.param)
     values = task_values(args.task, given)
     params = {k: values[k] for k in given}  # typed, as the task reads them

@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tasks
+from ..errors import TaskParameterError
+from ..formal.mpc.algorithms import ALGORITHMS, limit_reason, measure
+from ..formal.mpc.simulator import MPC
 from .ranges import usable_ns
-from ..formal.resources import check_memory
+from ..formal.resources import Progress, check_memory
 from .common import float_arg, int_arg, parse_params, parse_range, parse_seed, print_json, \
     print_table
 
@@ -39,10 +43,6 @@ def parse_ns(text: str) -> list[int]:
 
 
 def _rounds(args) -> int:
-    from .. import tasks
-    from ..formal.mpc.algorithms import ALGORITHMS, limit_reason, measure
-    from ..formal.mpc.simulator import MPC
-    from ..errors import TaskParameterError
     if args.task not in ALGORITHMS:
         tasks.family(args.task)
         raise TaskParameterError(f"no MPC algorithm for {args.task}; available: "
@@ -64,7 +64,6 @@ def _rounds(args) -> int:
                      "lower --instances")
     rng = np.random.default_rng(args.seed)
     rows = []
-    from ..formal.resources import Progress
     with Progress(len(ns), f"mpc rounds {args.task}") as bar:
         for i, n in enumerate(ns):
             t = tasks.get(args.task, n=n, **params)

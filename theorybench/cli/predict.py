@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..theories.base import Context
+from ..theories.registry import theory
 from ..theories.runner import (explain_text, matrix_csv, matrix_json, matrix_markdown,
                                predict_matrix, predict_one)
 from .common import max_n_arg, parse_seed, print_json
@@ -55,7 +56,6 @@ def cmd_predict(args) -> int:
 
 
 def cmd_explain(args) -> int:
-    from ..theories.registry import theory
     obj = theory(args.theory)
     pred = predict_one(args.theory, args.task, Context(max_n=args.max_n, seed=args.seed))
     if args.format == "json":

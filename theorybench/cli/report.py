@@ -6,9 +6,12 @@ import sys
 
 from pathlib import Path
 
+from ..errors import ConfigError
 from ..experiments.store import DEFAULT_DB
 from ..matrix import verify as verify_mod
+from ..matrix.agreement import parse_min_status
 from ..matrix.empirical import Thresholds
+from ..matrix.report import load_sharpness
 from .common import add_force, path_arg
 from .common import max_n_arg as max_n_type
 
@@ -78,7 +81,6 @@ def register(sub) -> None:
 def _make_thresholds(args, protocol: str | None = None) -> Thresholds:
     """The protocol's thresholds (``--protocol``, else ``protocol``, else the default one),
     with any threshold given on the command line put over them."""
-    from ..errors import ConfigError
     explicit = {}
     for name in ("target_accuracy", "length_accuracy"):
         v = getattr(args, name)
@@ -100,15 +102,12 @@ def _inputs(args) -> list[tuple[str, str]]:
 
 
 def cmd_report(args) -> int:
-    from ..matrix.agreement import parse_min_status
     th = _make_thresholds(args)
     min_status = parse_min_status(args.min_status) if args.min_status else None
     inputs = _inputs(args)
     verify_mod.check_paths(args.out, args.db, inputs, args.force)
-    from ..matrix.report import load_sharpness
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     if args.checkpoints and not Path(args.checkpoints).is_dir():
-        from ..errors import ConfigError
         raise ConfigError(f"--checkpoints {args.checkpoints} is not a folder; give the folder "
                           "passed to `theorybench run --checkpoints` (verify: <out>/checkpoints)")
     if not Path(args.db).exists():
@@ -127,7 +126,6 @@ def cmd_report(args) -> int:
 
 def cmd_verify(args) -> int:
     from ..experiments.profiles import get_profile
-    from ..matrix.report import load_sharpness
     th = _make_thresholds(args, get_profile(args.profile).protocol)
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,

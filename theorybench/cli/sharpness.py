@@ -8,6 +8,7 @@ import sys
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..experiments.sharpness import measure
+from ..safe_io import IMAGE, check_output
 from .common import add_force, parse_range, path_arg, parse_seed, print_json, print_table
 
 
@@ -55,7 +56,6 @@ def cmd_sharpness(args) -> int:
     state = "trained" if (args.train or args.trained) else "init"
     if args.plot is not None:  # refused before any training
         from ..matrix.plots import figure_path
-        from ..safe_io import IMAGE, check_output
         args.plot = check_output(figure_path(args.plot, "sharpness_vs_n.png"),
                                  [("the checkpoint --trained", args.trained)], args.force,
                                  IMAGE, what="--plot")
