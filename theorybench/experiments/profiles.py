@@ -72,10 +72,12 @@ quick  - the profile that can show the study's findings on a laptop (2 CPU cores
          instances per bin. Pilot wall time 535 s on 2 cores.
          Estimated from those step times: about 25 min in distribution and 20 min length
          generalization on 2 cores; the measured time is in docs/results-quick.md.
-llm    - (``theorybench run llm``) smoke: SmolLM2 (the packaged model file) on majority n = 5, 9,
-         parity and index n = 4, 8; 8-shot, 24 prompts per run, log-likelihood of the allowed
-         answers, seed 0, one torch thread. quick: every family with a prompt entry at its
-         first two train_ns, 100 prompts. paper: train_ns extended up to n = 64, 200 prompts,
+llm    - (``theorybench run llm``) smoke: every embedded model that is installed (SmolLM2,
+         Gemma 3 270M; the packaged model file) on majority n = 5, parity n = 4 and index
+         n = 8 (one n each since 2026-12-05, when the second model came: the main job stays
+         short); 8-shot, 24 prompts per run, log-likelihood of the allowed answers, seed 0,
+         one torch thread. quick: every family with a prompt entry at its first three
+         train_ns (accuracy against n per model), 100 prompts. paper: train_ns extended up to n = 64, 200 prompts,
          seeds 0, 1, 2. Families whose answer is a sequence (binary_add) are scored by greedy
          generation. Times: ``Profile.llm_expected_time``.
 paper  - every family at its train_ns extended by doubling up to n = 256; base model;
@@ -177,12 +179,13 @@ PROFILES: dict[str, Profile] = {
         ns_count=1, in_training=_SMOKE_TRAIN, lg_encodings=("nope", "alibi", "learned_offsets"),
         lg_training=_SMOKE_LG_TRAIN, threads=1,
         llm_tasks=("majority", "parity", "index"),
-        llm_ns={"majority": (5, 9), "parity": (4, 8), "index": (4, 8)}, llm_k=8,
+        llm_ns={"majority": (5,), "parity": (4,), "index": (8,)}, llm_k=8,
         llm_count=24, llm_threads=1,
-        llm_expected_time="about 2-4 minutes on 2 shared CPU cores (estimated from the "
-                          "measured run with 32 prompts per run: 192 prompts in 313 s at load "
-                          "average ~4.5, 0.3-3.3 prompts/s as the load changed; model load 41 s "
-                          "cold, 2-4 s from the dequantised-weights cache)"),
+        llm_expected_time="about 1-2 minutes per installed model on 2 CPU cores (measured "
+                          "2026-12-05 at load average ~3.5 with n = 5, 9 / 4, 8 / 4, 8: Gemma "
+                          "3 270M 6 runs in 151 s, 0.9-1.3 prompts/s, 7 s load from the "
+                          "cache; the first load dequantises, 30-40 s; one n per task halves "
+                          "that)"),
     "quick": Profile(
         name="quick", description="every task variant at 3 n x 3 seeds; length "
         "generalization on 6 tasks x 9 encodings (and base-size NoPE, RoPE)",
@@ -196,9 +199,10 @@ PROFILES: dict[str, Profile] = {
         lg_seeded=(("dyck:k=1", "nope", (0, 1, 2)), ("khop", "rope", (0, 1, 2))),
         lg_encodings=tuple(ENCODINGS), lg_training=_QUICK_LG_TRAIN,
         lg_extra=(("base", "nope"), ("base", "rope")), lg_extra_training=_QUICK_LG_BASE,
-        llm_ns_count=2, llm_count=100,
-        llm_expected_time="about 3,400 prompts for SmolLM2: roughly 20 minutes to 2 "
-                          "hours on 2 CPU cores at 0.5-3 prompts/s (estimated)"),
+        llm_ns_count=3, llm_count=100,
+        llm_expected_time="about 5,400 prompts per model (10,800 for both embedded "
+                          "models): roughly 1-3 hours per model on 2 CPU cores at 0.5-1.5 "
+                          "prompts/s (estimated)"),
     "paper": Profile(
         name="paper", description="base model, n up to 256, the full 27-configuration grid",
         expected_time="days on one GPU; use --executor ray on a cluster",
