@@ -24,7 +24,7 @@ from ..registry import BUILTIN, Registry
 #: adding its subcommands; the help lists them in this order.
 COMMAND_MODULES = ("automaton", "bapo", "brasp", "circuit", "claims", "construct", "crasp",
                    "llm", "mpc", "predict", "report", "run", "sensitivity", "sharpness",
-                   "tasks")
+                   "task", "tasks")
 
 
 def _shipped() -> tuple[str, ...]:
@@ -98,7 +98,7 @@ def _task_variant(args) -> str | None:
     if args.param:
         note = ("note: --param K=V is deprecated; write the task as FAMILY:K=V "
                 f"(e.g. {args.task}:" + ":".join(args.param) + ")")
-    if ":" in args.task:
+    if ":" in args.task or tasks.split_file_ref(args.task):  # a variant, or a task file
         name, params = tasks.parse_task(args.task)
         args.task = name
         args.param = [f"{k}={v}" for k, v in params.items()] + list(args.param or [])

@@ -49,8 +49,14 @@ class RunSpec:
     training: TrainingConfig = field(default_factory=TrainingConfig)
     seed: int = 0
     train_size: int | None = None      # fixed training-set size; None = online
+    #: SHA-256 of a task file's bytes (tasks.user); None for the built-in families, whose
+    #: keys therefore do not change. An edited task file gets new keys: it trains again.
+    definition: str | None = None
 
     def __post_init__(self):
+        if self.definition is None and self.task in tasks.registry.FAMILIES:
+            digest = getattr(tasks.registry.FAMILIES.get(self.task), "definition_digest", None)
+            object.__setattr__(self, "definition", digest or None)
         if self.line not in LINES:
             raise ConfigError(f"unknown experiment line {self.line!r}; lines: {', '.join(LINES)}")
         if self.size not in SIZES:
@@ -80,7 +86,7 @@ class RunSpec:
                       "max_positions": self.max_positions},
             "training": self.training.to_dict(), "seed": self.seed,
             "train_size": self.train_size,
-        }
+        } | ({"definition": self.definition} if self.definition else {})
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunSpec":
@@ -92,7 +98,7 @@ class RunSpec:
                    size=model.get("size", "small"), encoding=model.get("encoding", "nope"),
                    max_positions=model.get("max_positions"),
                    training=TrainingConfig(**d.get("training", {})), seed=d.get("seed", 0),
-                   train_size=d.get("train_size"))
+                   train_size=d.get("train_size"), definition=d.get("definition"))
 
     @property
     def key(self) -> str:

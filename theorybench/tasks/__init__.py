@@ -9,9 +9,11 @@ file in a subpackage per kind.
 
 from .base import PAD, Batch, DecisionFunction, Param, Task
 from .ref import TaskRef, Variant, family, get
-from .registry import KINDS, Grid, families, grid, grids, register
+from .registry import KINDS, Grid, families, grid, grids, load_task_file, register
 from .spec import SYNTAX, TaskSpec, parse_refs, parse_task, parse_task_list, task_label
+from .user import split_file_ref
 
 __all__ = ["PAD", "Batch", "DecisionFunction", "Param", "Task", "KINDS", "Grid", "families",
            "family", "get", "grid", "grids", "register", "SYNTAX", "TaskSpec", "parse_task",
-           "parse_task_list", "task_label", "TaskRef", "Variant", "parse_refs"]
+           "parse_task_list", "task_label", "TaskRef", "Variant", "parse_refs",
+           "load_task_file", "split_file_ref"]
