@@ -16,6 +16,7 @@ from typing import Any, Iterable
 
 from ..errors import TaskParameterError
 from .ref import SYNTAX, TaskRef, spell, split_top
+from .user import split_file_ref
 
 TaskSpec = tuple[str, dict[str, Any]]
 
@@ -48,7 +49,8 @@ def parse_refs(values: str | Iterable[str], *, allow_n: bool = False,
                 old_spelling = True
                 continue
             name, *pairs = split_top(piece, ":")
-            if out and out[-1][1] and ":" not in piece and not name.strip().isidentifier():
+            if out and out[-1][1] and ":" not in piece and not name.strip().isidentifier() \
+                    and not split_file_ref(piece):
                 _refuse_bare_list(out[-1][2], piece)
             out.append((name, pairs, piece))
     if old_spelling:
