@@ -10,7 +10,7 @@ from theorybench.errors import ProgramError
 from theorybench.formal import program_files
 from theorybench.formal.brasp import parser as bparser
 from theorybench.formal.brasp import programs as bprograms
-from theorybench.formal.crasp import parser as cparser
+from theorybench.formal.crasp import validate as cparser  # load, parse_file: parse + validate
 from theorybench.formal.crasp import programs as cprograms
 
 LOADERS = [bparser.parse_file, cparser.parse_file, bprograms.load_program,
