@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from ..errors import ConfigError, StoreError
+from ...errors import ConfigError, StoreError
 
 APP = "theorybench-results"
 SCHEMA_VERSION = 2
