@@ -354,3 +354,49 @@ def test_a_store_being_created_by_another_process_is_not_refused(tmp_path):
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     with pytest.raises(Exception, match="not a theorybench results store"):
         ResultsStore(other)
+
+
+def test_heartbeat_thread_refreshes_only_its_workers_leases(tmp_path):
+    import threading
+    import time
+
+    from theorybench.experiments.store import Heartbeat
+    s = specs()
+    keys = [x.key for x in s]
+    db = tmp_path / "r.sqlite"
+    old = time.time() - 500
+    with ResultsStore(db) as store:
+        store.queue(s)
+        assert store.claim(keys, "mine:1:a") == keys[0]
+        assert store.claim(keys, "other:1:b") == keys[1]
+        store.con.execute("UPDATE runs SET heartbeat=? WHERE status='running'", (old,))
+        with Heartbeat(db, "mine:1:a", interval=0.02):
+            deadline = time.time() + 10
+            while time.time() < deadline:
+                mine = store.con.execute("SELECT heartbeat FROM runs WHERE key=?",
+                                         (keys[0],)).fetchone()[0]
+                if mine > old:
+                    break
+                time.sleep(0.02)
+        assert mine > old
+        beats = dict(store.con.execute("SELECT key, heartbeat FROM runs"))
+        assert beats[keys[1]] == old and beats[keys[2]] is None  # another's, a queued run
+        assert store.counts()["running"] == 2
+        # the thread stops on leaving the block
+        assert not any(t.name == "theorybench-heartbeat" for t in threading.enumerate())
+
+
+def test_package_keeps_the_names_of_the_single_module():
+    """The store was one module; code and notebooks import these names from the package."""
+    import theorybench.experiments.store as store
+    from theorybench.experiments.store import export, leases, records, results, schema
+    homes = {results: ["ResultsStore"], records: ["RunRecord", "RowProblem", "Scan", "read_row"],
+             leases: ["Heartbeat", "new_worker_id", "worker_is_gone", "LEASE_TIMEOUT_S",
+                      "HEARTBEAT_S"],
+             export: ["csv_cell", "format_runs"],
+             schema: ["APP", "DEFAULT_DB", "SCHEMA_VERSION", "MIN_SCHEMA_VERSION", "STATUSES",
+                      "READ_TIMEOUT_S"]}
+    for module, names in homes.items():
+        for name in names:
+            assert getattr(store, name) is getattr(module, name), name
+    assert sorted(store.__all__) == sorted(n for names in homes.values() for n in names)
