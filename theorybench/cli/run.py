@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from ..experiments.store import DEFAULT_DB
+from ..errors import ConfigError
+from ..experiments.llm.models import load_models
+from ..experiments.store import DEFAULT_DB, ResultsStore, format_runs
+from ..safe_io import atomic_write, check_output
 from .common import add_force, parse_seed, path_arg, print_json, print_table
 
 
@@ -67,7 +70,6 @@ def register(sub) -> None:
 
 def _open(db):
     """The store, read-only: reading commands need no write access and wait for no writer."""
-    from ..experiments.store import ResultsStore
     return ResultsStore(db, readonly=True)
 
 
@@ -88,7 +90,6 @@ def check_options(args) -> None:
 
 
 def _check_llm_options(args) -> None:
-    from ..errors import ConfigError
     if args.line != "llm":
         used = [o for o, v in (("--models", args.models), ("--model", args.model)) if v]
         if used:
@@ -173,9 +174,7 @@ def dry_run(args) -> int:
 
 
 def _llm_grid(args):
-    from ..experiments.llm.models import load_models
     from ..experiments.profiles import expand_llm, get_profile, llm_tasks
-    from ..errors import ConfigError
     profile = get_profile(args.profile)
     table = load_models(args.models)
     if args.model:
@@ -265,8 +264,6 @@ def cmd_runs(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from ..experiments.store import format_runs
-    from ..safe_io import atomic_write, check_output
     if args.output is not None:  # refused before the store is read
         check_output(args.output, inputs=[("the results store --db", args.db)],
                      force=args.force, what="--output")
@@ -275,7 +272,6 @@ def cmd_export(args) -> int:
     text = format_runs(scan.records, args.format)
     _warn_problems(scan.problems)
     if args.output is not None:
-        from ..errors import ConfigError
         try:
             atomic_write(args.output, text)
         except OSError as exc:

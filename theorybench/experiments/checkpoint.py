@@ -34,6 +34,7 @@ from typing import Any, Callable
 import torch
 
 from ..errors import ConfigError, TaskParameterError
+from ..tasks.digest import task_identity
 from .lines import IN_DISTRIBUTION
 from .model import ModelConfig, Transformer
 
@@ -54,8 +55,6 @@ def save_checkpoint(directory: str | os.PathLike, key: str, model: Transformer,
                     task: tuple[str, dict] | None = None) -> Path:
     """Write the weights and sidecar of ``model``; returns the ``.pt`` path. ``task``
     (family, params) names the task; by default the one of ``extra["spec"]``."""
-    from ..tasks.digest import task_identity
-
     extra = dict(extra or {})
     if task is None and isinstance(extra.get("spec"), dict):
         task = (extra["spec"]["task"], extra["spec"].get("params") or {})
@@ -204,8 +203,6 @@ def _spell(family: str, params: dict) -> str:
 
 def _check_task(weights: Path, side: Path, meta: dict, family: str, params: dict,
                 n: int | None, warn: Callable[[str], None]) -> None:
-    from ..tasks.digest import task_identity
-
     try:
         want = task_identity(family, params)
     except TaskParameterError as exc:

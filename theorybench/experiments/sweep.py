@@ -31,8 +31,10 @@ import time
 from pathlib import Path
 from typing import Sequence
 
-from ..errors import ConfigError
+from ..errors import ConfigError, TheorybenchError
 from .executors import get_executor, resolve
+from .llm import evaluate as llm_eval
+from .llm.models import installed_models, load_models
 from .profiles import expand, get_profile
 from .spec import LINES, unique_inputs, unique_specs
 from .store import DEFAULT_DB, HEARTBEAT_S, LEASE_TIMEOUT_S, Heartbeat, ResultsStore, new_worker_id
@@ -284,9 +286,6 @@ def run_llm_sweep(tasks: Sequence[str] | None = None, profile: str = "smoke",
     import dataclasses
     import traceback
 
-    from ..errors import TheorybenchError
-    from .llm import evaluate as llm_eval
-    from .llm.models import installed_models, load_models
     from .profiles import expand_llm
 
     prof = get_profile(profile)

@@ -16,12 +16,21 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import claim_links
+from ..safe_io import IMAGE, TEXT, atomic_write, check_output, same_input
+from ..tasks import families
+from ..theories.base import Prediction
+from ..theories.registry import theories
+from ..theories.runner import explain_text
 from .agreement import (AgreementRow, agreement, baselines, best_theory,
                         hard_vs_easy_precision)
 from ..errors import ConfigError
+from .constructions_table import constructions_table
 from .empirical import (INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells,
                         row_name)
-from .tables import LEGEND, Table, agreement_table, empirical_table, prediction_table
+from .findings import findings_table
+from .model_sensitivity import plot as sensitivity_plot, table as sensitivity_table
+from .tables import (LEGEND, Table, agreement_table, empirical_table, prediction_cell,
+                     prediction_table)
 
 FORMATS = {"md": "md", "csv": "csv", "json": "json", "latex": "tex"}
 
@@ -111,8 +120,6 @@ def _sharpness_problem(r: Mapping[str, Any]) -> str | None:
 
 
 def theory_infos(names: Sequence[str]) -> list[TheoryInfo]:
-    from ..theories.registry import theories
-
     reg = theories()
     out = []
     for name in names:
@@ -140,7 +147,6 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     preds = [dict(p, task=row_name(p["task"])) for p in predictions]
     records = list(records)
     theory_names = list(dict.fromkeys(p["theory"] for p in preds))
-    from ..tasks import families
 
     known = list(families())
     seen = {p["task"] for p in preds} | {_task_of(r) for r in records}
@@ -153,14 +159,11 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
               "empirical": empirical_table(emp, task_names, thresholds),
               "agreement": agreement_table(rows, baselines(preds, emp))}
     if constructions:
-        from .constructions_table import constructions_table
         tables["constructions"] = constructions_table()
     pooled = hard_vs_easy_precision(rows)
     if emp:
-        from .findings import findings_table
         tables["findings"] = findings_table(emp, pooled, thresholds)
     if model_sensitivity:
-        from .model_sensitivity import table as sensitivity_table
         tables["model_sensitivity"] = sensitivity_table(model_sensitivity)
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
                   best_theory(rows), pooled,
@@ -241,7 +244,6 @@ def check_report_out(out: str | Path, inputs: Iterable = (), force: bool = False
     """Refuse, before any work, a report folder that is a file, or one where a report file
     would replace an input (``inputs``: paths or ``(label, path)``) or an existing file
     of another kind (a store, a checkpoint, a program), unless ``force``."""
-    from ..safe_io import IMAGE, TEXT, check_output, same_input
     out = Path(out)
     if not str(out).strip():
         raise ConfigError("--out is empty; give a folder for the report")
@@ -269,7 +271,6 @@ def write_report(out: str | Path, report: Report, inputs: Iterable = (),
     Each file is written atomically; none is written when one would replace an input
     (``inputs``) or a file of another kind, unless ``force`` (:func:`check_report_out`)."""
     from . import plots  # matplotlib is slow to import; only the report needs it
-    from ..safe_io import atomic_write
 
     out = Path(out)
     check_report_out(out, inputs, force)
@@ -299,7 +300,6 @@ def write_report(out: str | Path, report: Report, inputs: Iterable = (),
         files["sharpness_vs_n.png"] = sharpness_vs_n(out / "sharpness_vs_n.png",
                                                      report.sharpness)
     if report.model_sensitivity:
-        from .model_sensitivity import plot as sensitivity_plot
         files["model_sensitivity.png"] = sensitivity_plot(out / "model_sensitivity.png",
                                                           report.model_sensitivity)
     summary = {"best_theory_by_line": report.best, "pooled_precision": report.pooled,
@@ -325,8 +325,6 @@ def _table_html(t: Table) -> str:
 def _evidence_text(p: Mapping[str, Any]) -> str:
     """What ``theorybench explain`` prints for a stored prediction (rules tried, values by
     n, fit, theorem and source); a row without its evidence says so."""
-    from ..theories.base import Prediction
-    from ..theories.runner import explain_text
     try:
         pred = Prediction.from_dict({"explanation": "", "evidence": {}, **dict(p)})
     except (KeyError, ValueError) as exc:
@@ -337,7 +335,6 @@ def _evidence_text(p: Mapping[str, Any]) -> str:
 def _predictions_html(r: "Report") -> str:
     """The prediction matrix; every cell opens its evidence in place (one self-contained
     page: a <details> element per cell, no script)."""
-    from .tables import prediction_cell
     t = r.tables["predictions"]
     at = {(p["theory"], p["task"]): p for p in r.predictions}
     head = "".join(f"<th>{html.escape(h)}</th>" for h in t.header)

@@ -54,6 +54,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .. import tasks
+from ..formal import reduction_catalogue as RC
+from ..formal.reduction_catalogue import BLOWUPS
 from .prediction import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
                          to_jsonable)
 from .universe import default_tasks
@@ -76,7 +79,6 @@ class Closure:
 
     def admits(self, entry, chk) -> str | None:
         """None if the map is of this closure's kind, else why not."""
-        from ..formal.reduction_catalogue import BLOWUPS
         if BLOWUPS.index(entry.blowup) > BLOWUPS.index(self.max_blowup):
             return f"blow-up {entry.blowup} exceeds {self.max_blowup}"
         if self.maps == "inclusion":
@@ -201,9 +203,6 @@ def catalogue_rule(theory, family: str, ctx: Context, own_of) -> Prediction | Ru
     """Hard from a Hard source S with a checked S -> family; Easy from an Easy target T with
     a checked family -> T, where the theory's closures admit the map and direction.
     ``own_of(label)`` is the theory's own prediction (its rules without this one)."""
-    from .. import tasks
-    from ..formal import reduction_catalogue as RC
-
     cls = closures_of(theory)
     if not cls:
         return RuleSkip("no reduction is applied by this theory: "
