@@ -6,13 +6,10 @@ run wrote them, so ``metrics["bins"]`` lists the length bins shortest first), er
 timestamps, and the lease: ``worker`` and ``heartbeat``). The file is in WAL mode and every
 change is one transaction, so a process killed at any moment leaves every finished run intact.
 
-Sharing a store: a worker (one sweep process, ``host:pid:tag``) takes a run with
-:meth:`ResultsStore.claim`, which in one transaction picks a run nobody holds and sets it
-``running`` with the worker's id and a heartbeat, so concurrent sweeps split the work and
-each run is trained once. A sweep refreshes the heartbeat of its runs while they train
-(:class:`Heartbeat`). A lease is taken over when its heartbeat is older than the lease
-timeout, or at once when its worker is a process of this host that no longer exists; a sweep
-that is interrupted hands its runs back (``queued``) as it stops.
+Sharing a store: concurrent sweeps split the work, each run trained once, by taking runs
+with leases (:meth:`ResultsStore.claim`) that a :class:`Heartbeat` keeps fresh; a dead
+worker's lease is taken over, and an interrupted sweep hands its runs back (see
+:mod:`.leases`).
 
 Per-sample records: runs of the ``llm`` line also keep one row per prompt in ``samples``
 (key, index, record JSON: prompt, target, answer, parsed value, correct, scores), written in
@@ -26,12 +23,10 @@ access to the file or its folder and, WAL mode letting readers and a writer run 
 never wait for a writer. A row that cannot be read (a spec that is not JSON, metrics that are
 not an object, ...) is skipped and named by :meth:`ResultsStore.scan`; every other row is read.
 
-Opening checks the file before writing anything: a file that is not SQLite, a SQLite file
-without theorybench's ``meta`` table, a schema version this theorybench does not read (a
-newer one, or one no version wrote), or a ``runs`` (or ``samples``) table that is missing or
-lacks a column raises :class:`StoreError`, naming the table and column, and leaves the file
-untouched. Schema version 1 (no lease columns) is read as it is and
-upgraded in place when opened for writing.
+Opening checks the file before writing anything: whatever is not a store this theorybench
+reads raises :class:`StoreError` naming the table and column, and leaves the file untouched;
+schema version 1 (no lease columns) is upgraded in place when opened for writing (see
+:mod:`.schema`).
 
 One module per concern: :mod:`.schema` (tables, columns, versions, checking an existing
 file), :mod:`.records` (:class:`RunRecord`, :class:`Scan`, reading a row), :mod:`.validate`

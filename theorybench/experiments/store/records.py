@@ -14,6 +14,8 @@ from .validate import is_int, kind_of, metrics_problem, spec_problem
 
 @dataclass(frozen=True)
 class RunRecord:
+    """One readable run: its spec, status and, once done, its metrics (keys in the order
+    the run wrote them); ``worker`` holds its lease while it runs."""
     key: str
     line: str
     spec: dict
