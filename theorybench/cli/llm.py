@@ -12,6 +12,11 @@ from pathlib import Path
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
+from ..experiments.llm.evaluate import LLMSpec, evaluate_llm
+from ..experiments.llm.export import export_lm_eval
+from ..experiments.llm.local import cache_dir
+from ..experiments.llm.models import load_models, missing_reason, model_from_args
+from ..safe_io import atomic_write, check_output
 from .common import add_force, parse_range, path_arg, parse_seed, print_json, print_table
 
 
@@ -79,7 +84,6 @@ def register(sub) -> None:
 
 
 def _models(path):
-    from ..experiments.llm.models import load_models
     return load_models(path)
 
 
@@ -96,8 +100,6 @@ def _add_overrides(e) -> None:
 
 
 def cmd_models(args) -> int:
-    from ..experiments.llm.local import cache_dir
-    from ..experiments.llm.models import missing_reason
     models = _models(args.models)
     rows = {}  # name -> (folder any from_pretrained loads, written?, why not installed)
     for m in models.values():
@@ -137,7 +139,6 @@ def _model(args):
     the command line's overrides."""
     import dataclasses
 
-    from ..experiments.llm.models import model_from_args
     if args.model_args:
         if args.models is not None or args.model not in (None, "hf"):
             raise ConfigError("--model_args names the model itself; drop --models and "
@@ -162,14 +163,12 @@ def _model(args):
 
 
 def cmd_eval(args) -> int:
-    from ..experiments.llm.evaluate import LLMSpec, evaluate_llm
     cfg = _model(args)
     name = cfg.name
     _check_sizes(args)
     if args.system is not None and not args.chat and not cfg.chat:
         raise ConfigError("--system_instruction needs chat mode: add --chat")
     if args.records is not None:  # refused before any prompt is scored
-        from ..safe_io import check_output
         check_output(args.records, [("the model file --models", args.models)], args.force,
                      what="--records")
     runs, skipped = [], []
@@ -186,7 +185,6 @@ def cmd_eval(args) -> int:
                     "key": res["key"], **res["metrics"]})
         lines += [json.dumps({"key": res["key"], **rec}) + "\n" for rec in res["records"]]
     if args.records is not None:
-        from ..safe_io import atomic_write
         atomic_write(args.records, "".join(lines))
     if args.format == "json":
         print_json({"model": name, "results": out, "skipped": skipped})
@@ -244,7 +242,6 @@ def _valid_points(text: str, ns, skipped: list, verb: str):
 
 
 def cmd_export(args) -> int:
-    from ..experiments.llm.export import export_lm_eval
     _check_sizes(args)
     if not args.out.strip():
         raise ConfigError("--out is empty; give a folder for the YAML and JSONL")

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 from ...errors import ConfigError
 from . import scoring
+from .http import HTTPModel
+from .local import LocalModel
 from .models import ModelConfig, model_from_dict
 from .prompts import PromptBuilder, chat_messages, load_prompts
 
@@ -126,10 +128,8 @@ def load_backend(config: ModelConfig):
     """The backend of a model entry, loaded once per process."""
     if config.digest not in _BACKENDS:
         if config.backend == "local":
-            from .local import LocalModel
             _BACKENDS[config.digest] = LocalModel.load(config)
         else:
-            from .http import HTTPModel
             _BACKENDS[config.digest] = HTTPModel(config)
     return _BACKENDS[config.digest]
 

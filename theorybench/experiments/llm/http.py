@@ -31,7 +31,7 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
 from ...errors import ConfigError, TheorybenchError
-from .local import ContextTooLong, cut_at_stop
+from .local import ContextTooLong, cut_at_stop, import_transformers
 from .models import ModelConfig
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -110,7 +110,6 @@ class HTTPModel:
         if not self.config.tokenizer or not self.context:
             return None
         if self._tok is None:
-            from .local import import_transformers
             _, tf = import_transformers()
             self._tok = tf.AutoTokenizer.from_pretrained(self.config.tokenizer,
                                                          local_files_only=True)
