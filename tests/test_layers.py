@@ -1,9 +1,11 @@
 """The import direction of ``theorybench/__init__.py``, checked on every module's imports
-(module level and inside functions alike)."""
+(module level and inside functions alike); no import cycles, no private names across
+modules, and imports inside functions only where they keep a heavy optional dependency lazy."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import pathlib
 import shutil
 
@@ -101,6 +103,29 @@ def test_an_upward_import_is_caught(tmp_path):
 
 
 # ---- module graph: cycles and private names ------------------------------------------------
+def _import_nodes(path: pathlib.Path) -> list[tuple[ast.stmt, bool]]:
+    """(import statement, inside a function) for every import in the file, parsed once per
+    version of the file (each check walks every module)."""
+    st = path.stat()
+    return _parse_imports(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _parse_imports(path: str, _mtime_ns: int, _size: int) -> list[tuple[ast.stmt, bool]]:
+    out = []
+
+    def visit(node, inner):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.Import, ast.ImportFrom)):
+                out.append((child, inner))
+            elif not isinstance(child, ast.expr):   # an import is never inside an expression
+                visit(child, inner or isinstance(child, (ast.FunctionDef,
+                                                         ast.AsyncFunctionDef)))
+
+    visit(ast.parse(pathlib.Path(path).read_text(), path), False)
+    return out
+
+
 def _module(path: pathlib.Path, pkg: pathlib.Path) -> str:
     parts = path.relative_to(pkg.parent).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -112,12 +137,7 @@ def module_imports(pkg: pathlib.Path):
     mods = {_module(p, pkg): p for p in pkg.rglob("*.py")}
     root = pkg.name
     for name, path in mods.items():
-        tree = ast.parse(path.read_text(), str(path))
-        funcs = {id(n) for f in ast.walk(tree)
-                 if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 for n in ast.walk(f) if n is not f}
-        for node in ast.walk(tree):
-            inner = id(node) in funcs
+        for node, inner in _import_nodes(path):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name.split(".")[0] == root:
@@ -213,3 +233,87 @@ def test_a_cycle_and_a_private_import_are_caught(tmp_path):
     assert ["theorybench.formal.communication", "theorybench.formal.growth"] in \
         import_cycles(copy)
     assert any("theorybench.tasks.bits._secret" in b for b in private_imports(copy))
+
+
+# ---- function-level imports: only to keep a heavy optional dependency lazy ------------------
+#: Optional dependencies that take seconds to import (torch ~1.5 s) or may be absent; a
+#: function-level import of a module that loads one keeps light commands light.
+HEAVY_ROOTS = {"torch", "z3", "transformers", "matplotlib", "ray"}
+
+
+def heavy_modules(pkg: pathlib.Path) -> set[str]:
+    """The package's modules whose import loads a heavy root: each that imports one at
+    module level, and each that imports such a module at module level, its parent packages'
+    ``__init__`` included (importing ``a.b.c`` runs ``a.b``), transitively."""
+    mods = {_module(p, pkg): p for p in pkg.rglob("*.py")}
+    heavy = set()
+    for name, path in mods.items():
+        for node, inner in _import_nodes(path):
+            if inner:
+                continue
+            if isinstance(node, ast.Import):
+                roots = [a.name.split(".")[0] for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = [(node.module or "").split(".")[0]]
+            else:
+                continue
+            if HEAVY_ROOTS.intersection(roots):
+                heavy.add(name)
+    deps: dict[str, set[str]] = {m: {".".join(m.split(".")[:i]) for i in
+                                     range(1, m.count(".") + 1)} for m in mods}
+    for src, _, target, _, inner in module_imports(pkg):
+        if not inner:
+            deps[src].add(_owner(target, mods))
+    changed = True
+    while changed:
+        changed = False
+        for m in mods:
+            if m not in heavy and deps[m] & heavy:
+                heavy.add(m)
+                changed = True
+    return heavy
+
+
+def _owner(target: str, mods) -> str:
+    """The module ``target`` names (``a.b.name`` -> ``a.b``)."""
+    while target not in mods and "." in target:
+        target = target.rsplit(".", 1)[0]
+    return target
+
+
+def light_function_imports(pkg: pathlib.Path) -> list[str]:
+    """Imports of a package module inside a function where that module loads no heavy root:
+    they only hide the dependency (and any cycle) from the reader and from import time."""
+    heavy = heavy_modules(pkg)
+    mods = {_module(p, pkg) for p in pkg.rglob("*.py")}
+    return [f"{src}:{line} imports {_owner(target, mods)} inside a function"
+            for src, line, target, _, inner in module_imports(pkg)
+            if inner and _owner(target, mods) not in heavy]
+
+
+def test_function_level_imports_only_keep_heavy_dependencies_lazy():
+    bad = light_function_imports(PKG)
+    assert bad == [], ("move these imports to the top of their files (only an import of a "
+                       f"module that loads one of {sorted(HEAVY_ROOTS)} stays in a function): "
+                       + "; ".join(bad))
+
+
+def test_a_light_function_import_is_caught(tmp_path):
+    copy = tmp_path / "theorybench"
+    shutil.copytree(PKG, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    # heavy directly, heavy through a module-level import, heavy through a parent package
+    (copy / "formal" / "heavy_leaf.py").write_text("import z3\n")
+    (copy / "formal" / "heavy_mid.py").write_text("from .heavy_leaf import z3\n")
+    (copy / "formal" / "heavy_pkg").mkdir()
+    (copy / "formal" / "heavy_pkg" / "__init__.py").write_text("import torch\n")
+    (copy / "formal" / "heavy_pkg" / "light.py").write_text("X = 1\n")
+    victim = copy / "formal" / "growth.py"
+    victim.write_text(victim.read_text() + "\n\ndef _f():\n    from . import heavy_leaf\n"
+                      "    from .heavy_mid import z3\n    from .heavy_pkg.light import X\n"
+                      "    from ..errors import ConfigError\n")
+    heavy = heavy_modules(copy)
+    assert {"theorybench.formal.heavy_leaf", "theorybench.formal.heavy_mid",
+            "theorybench.formal.heavy_pkg", "theorybench.formal.heavy_pkg.light"} <= heavy
+    assert "theorybench.errors" not in heavy
+    bad = [b for b in light_function_imports(copy) if b.startswith("theorybench.formal.growth:")]
+    assert len(bad) == 1 and bad[0].endswith("imports theorybench.errors inside a function")
