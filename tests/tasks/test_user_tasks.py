@@ -242,7 +242,19 @@ BAD = [
     ("missing NAME", 'ALPHABET = ("a",)\nLENGTHS = (1, 4)\nlabel = None\n',
      r"t\.py: the task file has no NAME; add e\.g\. NAME ="),
     ("misspelled LENGTHS", 'NAME = "t"\nALPHABET = ("a",)\nLENGHTS = (1, 4)\n',
-     r"t\.py:3: the task file has no LENGTHS \(did you mean LENGHTS\?"),
+     r"t\.py:3: LENGHTS is not a name theorybench reads \(did you mean LENGTHS\? rename"),
+    ("misspelled optional name", HEAD + 'PARAM = {"k": (1, 3)}\ndef label(x, k=1):\n'
+     "    return x[:, 0]\n", r"t\.py:4: PARAM is not a name .*did you mean PARAMS\?"),
+    ("name in another case", HEAD + "def label(x):\n    return x[:, 0]\n"
+     "def Oracle(x):\n    return x[:, 0]\n", r"t\.py:6: Oracle .*did you mean oracle\?"),
+    ("label and REGEX", HEAD + 'REGEX = "a*"\ndef label(x):\n    return x[:, 0]\n',
+     r"t\.py:4: the task file gives both label and REGEX; keep one"),
+    ("bad OUTPUT", HEAD + 'OUTPUT = "all"\ndef label(x):\n    return x[:, 0]\n',
+     r"t\.py:4: OUTPUT must be \"final\""),
+    ("bad PARAMS", HEAD + 'PARAMS = {"k": (5, 2)}\ndef label(x, k=1):\n    return x[:, 0]\n',
+     r"t\.py:4: PARAMS\['k'\] = \(5, 2\): give \(lo, hi\)"),
+    ("VALID excludes every n", HEAD + "def VALID(n):\n    return n > 100\n"
+     "def label(x):\n    return x[:, 0]\n", r"t\.py:4: no n in LENGTHS 2\.\.8 is valid"),
     ("misspelled label", HEAD + "def lable(x):\n    return x[:, 0]\n",
      r"t\.py:4: the task file defines no task: give def label\(x\) \(did you mean lable\?"),
     ("wrong shape", HEAD + "def label(x):\n    return x\n",
@@ -287,6 +299,14 @@ def test_two_files_with_one_name_are_refused(tmp_path):
     other = write(tmp_path, HEAD + "def label(x):\n    return x[:, 1]\n", "u.py")
     with pytest.raises(TaskParameterError, match=r"u\.py:1: NAME 'tiny' is already the task of"):
         registry.load_task_file(other)
+
+
+def test_sample_of_the_wrong_shape(tmp_path):
+    path = write(tmp_path, HEAD + "def label(x):\n    return x[:, 0]\n"
+                 "def sample(rng, count, n):\n    return rng.integers(0, 2, size=(count, n + 1))\n")
+    with pytest.raises(TaskParameterError, match=r"t\.py:6: sample\(rng, 5, 4\) must return "
+                       r"an int array of shape \(5, 4\)"):
+        load_family(path)(n=4).sample(np.random.default_rng(0), 5)
 
 
 def test_missing_file(tmp_path):

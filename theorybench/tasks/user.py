@@ -128,12 +128,27 @@ def _require(src: _Source, module: Any, name: str) -> Any:
         difflib.get_close_matches(name.lower(), [k.lower() for k in public], n=1, cutoff=0.8)
     if close:
         found = next(k for k in public if k.lower() == close[0].lower())
-        return_msg = (f"the task file has no {name} (did you mean {found}? rename it to "
-                      f"{name})")
-        raise src.error(found, return_msg)
+        raise src.error(found, f"the task file has no {name} (did you mean {found}? rename "
+                        f"it to {name})")
     raise src.error(None, f"the task file has no {name}; add e.g. " + {
         "NAME": 'NAME = "my_task"', "ALPHABET": 'ALPHABET = ("a", "b")',
         "LENGTHS": "LENGTHS = (1, 64)"}[name])
+
+
+def _misspelled(src: _Source, module: Any) -> None:
+    """A contract name written in another case (``Valid``) or an upper-case near miss
+    (``PARAM``, ``DESCRIPTON``) would be silently ignored: refuse it at its line."""
+    contract = REQUIRED + DEFINITIONS + OPTIONAL
+    upper = [c for c in contract if c.isupper()]
+    for name in src.lines:
+        if name in contract or name.startswith("_") or not hasattr(module, name):
+            continue
+        same_case = [c for c in contract if c.lower() == name.lower()]
+        near = difflib.get_close_matches(name, upper, n=1, cutoff=0.8) if name.isupper() else []
+        meant = (same_case or near or [None])[0]
+        if meant is not None and not hasattr(module, meant):
+            raise src.error(name, f"{name} is not a name theorybench reads (did you mean "
+                            f"{meant}? rename it to {meant})")
 
 
 def _alphabet(src: _Source, value: Any) -> tuple[str, ...]:
@@ -207,6 +222,7 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
     longest n (shape, 0/1 values, determinism, no exception)."""
     src = _Source(pathlib.Path(path).expanduser().resolve())
     module = _import(src)
+    _misspelled(src, module)
     name = _require(src, module, "NAME")
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_\-]*", name):
         raise src.error("NAME", f"NAME must be a word of letters, digits, _ and - (it is "
