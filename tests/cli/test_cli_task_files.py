@@ -133,3 +133,16 @@ def test_pool_workers_load_the_task_file_and_train_each_run_once(cli, tmp_path):
     assert "2 ran (2 done, 0 failed)" in out   # the spawned workers loaded the file
     code, out, _ = cli(*run, "--executor", "pool", "--workers", "2")
     assert code == 0 and "2 already done, 0 ran" in out
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "{dir}", "{dir}/big.py"])
+def test_task_check_refuses_what_is_not_a_task_file(cli, tmp_path, target):
+    (tmp_path / "big.py").write_text("#" * (2 << 20))
+    code, out, err = cli("task", "check", target.replace("{dir}", str(tmp_path)))
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert re.search("not a regular file|not a task file", err), err
+
+
+def test_a_path_with_a_null_byte_is_a_clear_error(cli):
+    code, out, err = cli("task", "check", "a\x00b.py")
+    assert code == 2 and "not a usable path" in err and "Traceback" not in err

@@ -9,7 +9,7 @@ from ..errors import TaskParameterError
 from ..tasks import registry
 from ..tasks.user import load_family
 from ..tasks.user_checks import full_check
-from .common import parse_seed
+from .common import int_arg, parse_seed
 
 
 def register(sub) -> None:
@@ -24,7 +24,7 @@ def register(sub) -> None:
                          "agreement with oracle(x) when given, sampling, and speed (a label "
                          "slower than 1 s on 10,000 inputs is reported).")
     c.add_argument("file", help="the task file (.py)")
-    c.add_argument("--count", type=int, default=2000,
+    c.add_argument("--count", type=int_arg(1, 100_000), default=2000,
                    help="random inputs per checked n (default 2000)")
     c.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
     c.set_defaults(func=cmd_check)
@@ -36,7 +36,7 @@ def cmd_check(args) -> int:
         raise TaskParameterError(
             f"{cls.source.at('NAME')}: NAME {cls.name!r} is a built-in task family; choose "
             f"another name (e.g. {cls.name}_mine)")
-    done, warnings = full_check(cls, np.random.default_rng(args.seed), max(1, args.count))
+    done, warnings = full_check(cls, np.random.default_rng(args.seed), args.count)
     lo, hi = cls.lengths
     params = "".join(f", {p.name} in {p.minimum}..{p.maximum}" for p in cls.params[1:])
     print(f"{cls.origin}: task {cls.name} ({cls.definition}), alphabet "

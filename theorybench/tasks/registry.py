@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import ConfigError, TaskParameterError
 from ..registry import BUILTIN, Registry, did_you_mean
 from .base import Param, Task
-from .user import USER_KIND, load_family
+from .user import USER_KIND, load_family, resolve_path
 
 KINDS = ("boolean", "retrieval", "sparse", "arithmetic", "graphs", "dyck")
 
@@ -99,7 +99,7 @@ def load_task_file(path: str | os.PathLike, export: bool = True) -> type[Task]:
 
     ``export``: add the file to :data:`ENV` in this process's environment, so that pool
     workers (spawned processes) load the same file when their registry loads."""
-    resolved = pathlib.Path(path).expanduser().resolve()
+    resolved = resolve_path(path)
     FAMILIES._lazy.load()  # the built-ins first: a file may not shadow them
     cls = load_family(resolved)
     old = FAMILIES._items.get(cls.name)

@@ -27,6 +27,7 @@ import dataclasses
 import difflib
 import hashlib
 import importlib.util
+import os
 import pathlib
 import re
 import sys
@@ -49,6 +50,8 @@ OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT")
 #: A class rarer than this under uniform inputs is balanced by rejection (as the built-ins
 #: balance theirs).
 RARE = 0.25
+#: A task file is source text; anything bigger is refused before it is read.
+MAX_BYTES = 1 << 20
 _FILE_TASK = re.compile(r"^(?P<path>.+?\.py)(?=:|$)(?P<rest>.*)$", re.S)
 
 
@@ -59,16 +62,33 @@ def split_file_ref(text: str) -> tuple[str, str] | None:
     return (m["path"], m["rest"]) if m else None
 
 
+def resolve_path(path: str | os.PathLike) -> pathlib.Path:
+    """The absolute path of a task file as given (a null byte is a clear error)."""
+    try:
+        return pathlib.Path(path).expanduser().resolve()
+    except (ValueError, OSError, RuntimeError) as exc:
+        raise TaskParameterError(f"task file {str(path)!r} is not a usable path ({exc}); "
+                                 "give the path of a .py task file") from None
+
+
 class _Source:
     """A task file's text, digest and the line of each top-level name (for messages)."""
 
     def __init__(self, path: pathlib.Path):
         self.path = path
         try:
+            if not path.is_file():  # a folder, or a device that never ends (/dev/zero)
+                raise FileNotFoundError if not path.exists() else IsADirectoryError
+            if path.stat().st_size > MAX_BYTES:
+                raise TaskParameterError(f"task file {path} is {path.stat().st_size:,} bytes, "
+                                         f"more than {MAX_BYTES:,}: not a task file")
             self.data = path.read_bytes()
         except FileNotFoundError:
             raise TaskParameterError(f"task file {path} does not exist; give the path of a "
                                      ".py task file (see docs/extending.md)") from None
+        except IsADirectoryError:
+            raise TaskParameterError(f"task file {path} is not a regular file; give the path "
+                                     "of a .py task file") from None
         except OSError as exc:
             raise TaskParameterError(f"task file {path}: cannot read it ({exc.strerror})") from None
         self.digest = hashlib.sha256(self.data).hexdigest()
@@ -220,7 +240,7 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
     ``tasks.registry.load_task_file``), or a :class:`TaskParameterError` that names the
     file, the line and the fix. Runs a quick check of ``label`` at the shortest and
     longest n (shape, 0/1 values, determinism, no exception)."""
-    src = _Source(pathlib.Path(path).expanduser().resolve())
+    src = _Source(resolve_path(path))
     module = _import(src)
     _misspelled(src, module)
     name = _require(src, module, "NAME")
@@ -417,4 +437,4 @@ class FileTask(Task):
         return [dataclasses.replace(last, evaluate=lambda x: self.label(x)[:, -1])]
 
 
-__all__ = ["USER_KIND", "FileTask", "load_family", "split_file_ref"]
+__all__ = ["USER_KIND", "FileTask", "load_family", "resolve_path", "split_file_ref"]
