@@ -227,8 +227,17 @@ def test_entry_points_give_paths_modules_and_classes(tmp_path, monkeypatch):
     points = [_EntryPoint("files", [str(EXAMPLES / "mod3.py")]), _EntryPoint("mod", module)]
     monkeypatch.setattr(registry.metadata, "entry_points",
                         lambda group: points if group == "theorybench.tasks" else [])
+    package = types.ModuleType("pkg_examples")
+    package.__path__ = [str(EXAMPLES)]
+    points.append(_EntryPoint("package", package))
     names = [c.name for c in registry.load_external()]
-    assert names == ["mod3", "tiny"] and "tiny" in tasks.families()
+    assert names == ["mod3", "tiny", "contains_ab", "first_eq_last", "mod3", "prefix_parity"]
+    assert {"tiny", "contains_ab", "prefix_parity"} <= set(tasks.families())
+    bad_class = type("Bad", (tasks.Task,), {"name": "bad", "kind": "nonsense"})
+    with monkeypatch.context() as m:
+        m.setattr(registry.metadata, "entry_points", lambda group: [_EntryPoint("cls", bad_class)])
+        with pytest.raises(ConfigError, match="entry point cls .*needs a name and a kind"):
+            registry.load_external()
     points.append(_EntryPoint("broken", ImportError("no module named pkg")))
     with pytest.raises(ConfigError, match="entry point broken .*does not load"):
         registry.load_external()

@@ -143,8 +143,8 @@ def task_files(spec: str) -> list[pathlib.Path]:
 
 def load_external() -> list[type[Task]]:
     """Register the families of :data:`ENV` and of the :data:`ENTRY_POINTS` group. An
-    entry point loads to a module with the task-file names, a path (or a list of paths)
-    of task files or folders, or a :class:`Task` subclass."""
+    entry point loads to a module with the task-file names, a package of task files, a
+    path (or a list of paths) of task files or folders, or a :class:`Task` subclass."""
     out = [load_task_file(f, export=False) for f in task_files(os.environ.get(ENV, ""))]
     for ep in metadata.entry_points(group=ENTRY_POINTS):
         try:
@@ -155,9 +155,18 @@ def load_external() -> list[type[Task]]:
                               "package that declares it") from None
         for item in obj if isinstance(obj, (list, tuple)) else [obj]:
             if isinstance(item, type) and issubclass(item, Task):
-                out.append(FAMILIES.register(item, name=item.name, origin=f"entry point {ep.name}"))
+                try:
+                    out.append(FAMILIES.register(item, name=item.name,
+                                                 origin=f"entry point {ep.name}"))
+                except TypeError as exc:
+                    raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}): "
+                                      f"{exc}") from None
             elif isinstance(item, (str, os.PathLike)):
                 out += [load_task_file(f, export=False) for f in task_files(str(item))]
+            elif getattr(item, "__path__", None) and not hasattr(item, "NAME"):
+                # a package of task files: the files beside its __init__
+                out += [load_task_file(f, export=False)
+                        for d in item.__path__ for f in task_files(d)]
             elif getattr(item, "__file__", None):
                 out.append(load_task_file(item.__file__, export=False))
             else:
