@@ -146,3 +146,14 @@ def test_task_check_refuses_what_is_not_a_task_file(cli, tmp_path, target):
 def test_a_path_with_a_null_byte_is_a_clear_error(cli):
     code, out, err = cli("task", "check", "a\x00b.py")
     assert code == 2 and "not a usable path" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("one_torch_thread")
+def test_ray_workers_load_the_task_file(cli, tmp_path):
+    pytest.importorskip("ray")
+    db = str(tmp_path / "r.sqlite")
+    code, out, err = cli("run", "in-distribution", "--tasks", f"{EXAMPLES / 'mod3.py'}:k=2",
+                         "--db", db, "--seeds", "0", "--executor", "ray", "--workers", "1")
+    assert code == 0, err
+    assert "1 ran (1 done, 0 failed)" in out
