@@ -9,6 +9,7 @@ from ..experiments.llm.models import load_models
 from ..experiments.store import DEFAULT_DB, ResultsStore, format_runs
 from ..safe_io import atomic_write, check_output
 from .common import add_force, parse_seed, path_arg, print_json, print_table
+from ..experiments.lines import IN_DISTRIBUTION, LLM
 
 
 def register(sub) -> None:
@@ -109,7 +110,7 @@ def cmd_run(args) -> int:
     from ..experiments.sweep import run_sweep
     _check_llm_options(args)
     if args.dry_run:
-        if args.line == "llm":
+        if args.line == LLM:
             return dry_run_llm(args)
         check_options(args)
         return dry_run(args)
@@ -121,7 +122,7 @@ def cmd_run(args) -> int:
     if args.format == "json":
         print_json(summary)
         return 0
-    if summary["line"] == "llm":
+    if summary["line"] == LLM:
         for name, ld in summary.get("loads", {}).items():
             print(f"model {name}: loaded in {ld['seconds']:.1f} s ({ld['source']})")
         if summary.get("prompts"):
@@ -155,7 +156,7 @@ def dry_run(args) -> int:
         runs.append({"key": s.key, "task": s.task, "params": s.param_dict or {}, "n": s.n,
                      "train_max_len": s.train_max_len, "size": s.size, "encoding": s.encoding,
                      "train_size": s.train_size, "seed": s.seed})
-    t = profile.in_training if line == "in_distribution" else profile.lg_training
+    t = profile.in_training if line == IN_DISTRIBUTION else profile.lg_training
     if args.format == "json":
         print_json({"line": line, "profile": profile.name, "runs": len(specs),
                     "expected_time": profile.expected_time,
@@ -228,7 +229,7 @@ def dry_run_llm(args) -> int:
 def _describe_failed(rec) -> str:
     s = rec.spec
     model = s.get("model") or {}
-    if rec.line == "llm":
+    if rec.line == LLM:
         return (f"{s.get('task')} n={s.get('n')} {model.get('name')} k={s.get('k')} "
                 f"{s.get('scoring')} seed={s.get('seed')}")
     where = f"n={s['n']}" if s.get("n") is not None else f"train<={s.get('train_max_len')}"

@@ -24,8 +24,9 @@ from ..tasks.ref import spell_value
 from .model import SIZES
 from .positional import ENCODINGS
 from .trainer import TrainingConfig
+from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, trained_lines
 
-LINES = ("in_distribution", "length_generalization")
+LINES = (IN_DISTRIBUTION, LENGTH_GENERALIZATION)
 #: Length bins of the length-generalization line: (lowest, highest) input length.
 DEFAULT_BINS = ((1, 32), (33, 64), (65, 128), (129, 256))
 
@@ -57,16 +58,17 @@ class RunSpec:
         if self.definition is None and self.task in tasks.registry.FAMILIES:
             digest = getattr(tasks.registry.FAMILIES.get(self.task), "definition_digest", None)
             object.__setattr__(self, "definition", digest or None)
-        if self.line not in LINES:
-            raise ConfigError(f"unknown experiment line {self.line!r}; lines: {', '.join(LINES)}")
+        if self.line not in trained_lines():
+            raise ConfigError(f"unknown experiment line {self.line!r}; lines: "
+                              f"{', '.join(trained_lines())}")
         if self.size not in SIZES:
             raise ConfigError(f"unknown model size {self.size!r}; known sizes: {', '.join(SIZES)}")
         if self.encoding not in ENCODINGS:
             raise ConfigError(f"unknown positional encoding {self.encoding!r}; known "
                               f"encodings: {', '.join(ENCODINGS)}")
-        if self.line == "in_distribution" and self.n is None:
+        if self.line == IN_DISTRIBUTION and self.n is None:
             raise ConfigError("an in-distribution run needs n")
-        if self.line == "length_generalization" and (not self.train_max_len or not self.eval_bins):
+        if self.line == LENGTH_GENERALIZATION and (not self.train_max_len or not self.eval_bins):
             raise ConfigError("a length-generalization run needs train_max_len and eval_bins")
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")

@@ -39,9 +39,10 @@ from .profiles import expand, get_profile
 from .spec import LINES, unique_inputs, unique_specs
 from .store import DEFAULT_DB, HEARTBEAT_S, LEASE_TIMEOUT_S, Heartbeat, ResultsStore, new_worker_id
 from .trainer import pick_device
+from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, LLM
 
-_LINE_ALIASES = {"in-distribution": "in_distribution",
-                 "length-generalization": "length_generalization"}
+_LINE_ALIASES = {"in-distribution": IN_DISTRIBUTION,
+                 "length-generalization": LENGTH_GENERALIZATION}
 #: Seconds between looks at the store while other workers hold this sweep's last runs.
 POLL_S = 1.0
 
@@ -61,7 +62,7 @@ def validate(specs) -> None:
     from . import in_distribution, length_generalization
     for spec in specs:
         if spec.max_positions is not None:
-            (in_distribution if spec.line == "in_distribution" else length_generalization).prepare(spec)
+            (in_distribution if spec.line == IN_DISTRIBUTION else length_generalization).prepare(spec)
 
 
 def check_run_options(executor: str = "auto", workers: int | None = None,
@@ -139,7 +140,7 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
     goes to :func:`run_llm_sweep` (``models``: its model file, ``model_names``: a choice of
     its models)."""
     line = normalize_line(line)
-    if line == "llm":
+    if line == LLM:
         if executor not in ("inprocess", "auto") or (workers or 1) != 1 or checkpoint_dir:
             raise ConfigError("the llm line runs in this process (each model is loaded once "
                               "and serves all its runs): drop --executor, --workers and "

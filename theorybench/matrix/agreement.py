@@ -26,6 +26,7 @@ from ..errors import ConfigError
 from ..theories.base import STATUS_ORDER, Status, at_least
 from .empirical import EASY, HARD, INCONCLUSIVE, EmpiricalCell
 from .stats import mcnemar_exact, precision_gap_test, wilson_interval
+from ..experiments.lines import IN_DISTRIBUTION, LLM
 
 #: level at which a theory "beats" the majority class and Hard is "more precise"
 ALPHA = 0.05
@@ -115,7 +116,7 @@ _HARD_BUT_LEARNED = (
 
 
 def likely_cause(predicted: str, observed: str, assumptions: Iterable[str],
-                 line: str = "in_distribution") -> str:
+                 line: str = IN_DISTRIBUTION) -> str:
     """Why a theory and an experiment may part ways, from the theory's stated assumptions.
 
     Hard predicted but learned: one of the theory's modelling assumptions makes its model
@@ -133,7 +134,7 @@ def likely_cause(predicted: str, observed: str, assumptions: Iterable[str],
     examples in a prompt (the model's size and the prompt format matter).
     """
     assumptions = list(assumptions)
-    if line.startswith("llm"):
+    if line.startswith(LLM):
         if predicted == HARD and observed == EASY:
             return ("predicted Hard but the LLM is above chance: the llm bar is accuracy "
                     "above chance, not exact solutions (a partial heuristic meets it), and an "

@@ -30,6 +30,7 @@ from typing import Any, Iterable
 from .cells import (EASY, HARD, INCONCLUSIVE, INSUFFICIENT, LINES, Aggregate,  # noqa: F401
                     EmpiricalCell, Thresholds, cell_name, row_name)
 from .llm_line import llm_cells
+from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
 
 
 def config_name(spec: dict[str, Any]) -> str:
@@ -56,7 +57,7 @@ def _finished(records: Iterable[Any], line: str) -> list[Any]:
 
 
 def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds(),
-                          line: str = "in_distribution") -> dict[str, EmpiricalCell]:
+                          line: str = IN_DISTRIBUTION) -> dict[str, EmpiricalCell]:
     """One cell per task (variant) from finished in-distribution runs.
 
     Seeds are pooled only within one configuration (model size and encoding) at one
@@ -113,7 +114,7 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
             note = (f"target {target:g} not learned at n = {missed} ({why})" if missed
                     else f"inconclusive at n = {open_} ({why})" if open_
                     else f"target {target:g} reached at every n in {ns}")
-        if line == "in_distribution":
+        if line == IN_DISTRIBUTION:
             note += (f"; decided by {', '.join(_depth(c) for c in dict.fromkeys(deciders))}"
                      f" under protocol {thresholds.protocol}")
         cells[task] = EmpiricalCell(task, line, verdict, thresholds, by_n=by_n,
@@ -182,7 +183,7 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
     train_len: dict[str, int] = {}
     unfit: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     fitted_only = thresholds.aggregate == "mean_of_fitted"
-    for r in _finished(records, "length_generalization"):
+    for r in _finished(records, LENGTH_GENERALIZATION):
         task = cell_name(r.spec)
         if r.spec.get("train_max_len"):
             train_len[task] = int(r.spec["train_max_len"])
@@ -253,7 +254,7 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
         unfilled = sorted(empty_bins[task] - set(order), key=bin_sort_key)
         if unfilled:
             note += f"; bins with no valid input length for this task: {', '.join(unfilled)}"
-        cells[task] = EmpiricalCell(task, "length_generalization", verdict, thresholds,
+        cells[task] = EmpiricalCell(task, LENGTH_GENERALIZATION, verdict, thresholds,
                                     by_config=by_config, config_verdicts=verdicts,
                                     best_config=best, note=note,
                                     train_max_len=train_len.get(task))
@@ -267,9 +268,9 @@ def empirical_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds(
     out: dict[str, dict[str, EmpiricalCell]] = {}
     ind = in_distribution_cells(records, thresholds)
     if ind:
-        out["in_distribution"] = ind
+        out[IN_DISTRIBUTION] = ind
     lg = length_generalization_cells(records, thresholds)
     if lg:
-        out["length_generalization"] = lg
+        out[LENGTH_GENERALIZATION] = lg
     out.update(llm_cells(records, thresholds))
     return out

@@ -27,6 +27,7 @@ from typing import Any, Callable
 from .empirical import EASY, HARD
 from .stats import seed_range_margin, wilson_interval
 from .tables import Table
+from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, LLM
 
 REPRODUCED, NOT_REPRODUCED, PARTLY, NOT_TESTED = ("reproduced", "not reproduced", "partly",
                                                   "not tested")
@@ -37,7 +38,7 @@ def _by_n(cell) -> str:
 
 
 def _learned(emp) -> tuple[str, str]:
-    ind = emp.get("in_distribution", {})
+    ind = emp.get(IN_DISTRIBUTION, {})
     need = ["parity", "majority", "index", "khop"]
     missing = [t for t in need if t not in ind]
     if missing:
@@ -53,7 +54,7 @@ def _hops(emp) -> tuple[str, str]:
     seed below every 1-hop seed: :func:`.stats.seed_range_margin` > 0), and never easier
     (no n where every k-hop seed is above every 1-hop seed). A difference of means alone
     would pass on seed noise, so one seed per point is "not tested"."""
-    ind = emp.get("in_distribution", {})
+    ind = emp.get(IN_DISTRIBUTION, {})
     names = {1: "khop", 2: "khop:k=2", 3: "khop:k=3"}
     missing = [v for v in names.values() if v not in ind]
     if missing:
@@ -85,7 +86,7 @@ def _hops(emp) -> tuple[str, str]:
 
 def _length(task: str, encoding: str) -> Callable[[Any], tuple[str, str]]:
     def rule(emp) -> tuple[str, str]:
-        lg = emp.get("length_generalization", {})
+        lg = emp.get(LENGTH_GENERALIZATION, {})
         cell = lg.get(task)
         if cell is None:
             return NOT_TESTED, f"no length-generalization runs of {task}"
@@ -154,7 +155,7 @@ def _llm_versus_trained(emp) -> tuple[str, str]:
     Degrading needs the Wilson intervals of the smallest and largest n apart; "do not" needs
     the trained cell Easy; "succeed" is the llm line's bar (above chance at every n) against
     a trained cell that is not learned - two different bars, said in the figures."""
-    llm, ind = emp.get("llm", {}), emp.get("in_distribution", {})
+    llm, ind = emp.get(LLM, {}), emp.get(IN_DISTRIBUTION, {})
     need = [t for t in ("majority", "index") if t not in llm or t not in ind]
     if need or not llm:
         return NOT_TESTED, f"no llm or in-distribution cells of {', '.join(need) or 'any task'}"

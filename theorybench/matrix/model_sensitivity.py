@@ -37,6 +37,7 @@ from ..formal.sensitivity import average_sensitivity, model_sensitivity
 from ..safe_io import atomic_write
 from .empirical import cell_name
 from .tables import Table
+from ..experiments.lines import IN_DISTRIBUTION
 
 #: Monte-Carlo draws per model (each draw evaluates the input and all its one-token
 #: changes), lowered so that one model costs at most ``MAX_TOKENS`` forward tokens (about
@@ -194,7 +195,7 @@ def measure(records: Iterable[Any], checkpoint_dir: str | Path, samples: int = S
     """Rows of :func:`measure_one` for every done online in-distribution record with a
     checkpoint in ``checkpoint_dir``, in task, n, seed order. (A process per core was
     measured no faster than torch's own threads on 2 cores, so this runs in process.)"""
-    todo = [r for r in records if r.status == "done" and r.spec.get("line") == "in_distribution"
+    todo = [r for r in records if r.status == "done" and r.spec.get("line") == IN_DISTRIBUTION
             and r.spec.get("train_size") is None]
     if progress:
         from tqdm import tqdm

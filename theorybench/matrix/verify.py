@@ -21,8 +21,9 @@ from ..theories.runner import predict_matrix
 from .empirical import Thresholds
 from .model_sensitivity import measure
 from .report import build_report, check_report_out, write_report
+from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
 
-LINES = ("in_distribution", "length_generalization")
+LINES = (IN_DISTRIBUTION, LENGTH_GENERALIZATION)
 #: verify's full predictions (with evidence); the report's predictions.json is the table.
 EVIDENCE_FILE = "predictions-evidence.json"
 #: Largest predictions file read (the full matrix with evidence is about 10 MB).
@@ -224,7 +225,7 @@ def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
     file replaces the store or one of ``inputs`` unless ``force`` (:func:`check_paths`)."""
     scan = store_scan(db)
     rows, note = [], None
-    ind = [r for r in scan.records if r.status == "done" and r.spec.get("line") == "in_distribution"]
+    ind = [r for r in scan.records if r.status == "done" and r.spec.get("line") == IN_DISTRIBUTION]
     if checkpoints and Path(checkpoints).is_dir():
         rows = measure(ind, checkpoints, progress=progress)
         if ind and not rows:
@@ -290,7 +291,7 @@ def verify(profile: str = "smoke", out: str | Path = "theorybench-report",
         t1 = time.time()
         log(f"[{i}/{steps}] {line} experiments, profile {profile!r}, store {db}")
         summary = run_sweep(line, profile=profile, db=str(db), progress=progress,
-                            checkpoint_dir=str(checkpoints) if line == "in_distribution" else None)
+                            checkpoint_dir=str(checkpoints) if line == IN_DISTRIBUTION else None)
         log(f"      {describe_sweep(summary)} in {time.time() - t1:.0f} s "
             f"({summary.get('executor')}, {summary.get('workers')} worker(s))")
     if with_llm:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import math
 
+from ..lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, LLM
+
 
 def kind_of(v) -> str:
     """The JSON kind of ``v`` in words, for a problem message ("an object", "a number")."""
@@ -48,14 +50,14 @@ def metrics_problem(line: str, status: str, metrics: dict) -> str | None:
     or None."""
     if status != "done":
         return None
-    if line == "length_generalization":
+    if line == LENGTH_GENERALIZATION:
         bins = metrics.get("bins")
         if not isinstance(bins, dict) or not bins:
             return "a done run whose metrics have no length bins"
         for label, v in bins.items():
             if v is not None and not is_fraction(v):
                 return f"length bin {label} accuracy {v!r} is not a number in [0, 1]"
-    elif line == "llm":
+    elif line == LLM:
         if not is_fraction(metrics.get("accuracy")):
             return (f"accuracy {metrics.get('accuracy')!r} of a done llm run is not a number "
                     f"in [0, 1]")
@@ -64,7 +66,7 @@ def metrics_problem(line: str, status: str, metrics: dict) -> str | None:
         for name in ("chance", "unparseable"):
             if metrics.get(name) is not None and not is_fraction(metrics[name]):
                 return f"{name} {metrics[name]!r} of a done llm run is not a number in [0, 1]"
-    elif "test_accuracy" in metrics or line == "in_distribution":
+    elif "test_accuracy" in metrics or line == IN_DISTRIBUTION:
         if not is_fraction(metrics.get("test_accuracy")):
             return (f"test_accuracy {metrics.get('test_accuracy')!r} of a done run is not a "
                     f"number in [0, 1]")
