@@ -57,6 +57,7 @@ from typing import Any
 from .. import tasks
 from ..formal import reduction_catalogue as RC
 from ..formal.reduction_catalogue import BLOWUPS
+from ..registry import Registry
 from .prediction import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
                          to_jsonable)
 from .universe import default_tasks
@@ -102,7 +103,7 @@ _CIRCUITS = ("closed under polynomial-size projections (Skyum & Valiant 1985): e
              "polynomial-size depth-2 circuit per bit, substituted below T's circuit)")
 _INCL = ("closed under restriction to a sub-alphabet: a program for T with its token tests "
          "for letters outside S's alphabet replaced by false decides S (immediate)")
-CLOSURES: dict[str, tuple[Closure, ...]] = {
+_SHIPPED_CLOSURES: dict[str, tuple[Closure, ...]] = {
     "ac0": (Closure("projection", easy=True, why="AC0 is " + _CIRCUITS),),
     "tc0": (Closure("projection", easy=True, why="TC0 is " + _CIRCUITS),),
     "mpc": (Closure("projection", easy=True, max_fanout=MPC_FANOUT,
@@ -128,6 +129,11 @@ CLOSURES: dict[str, tuple[Closure, ...]] = {
                               why="B-RASP[pos] is " + _INCL),),
     "sensitivity": (),
 }
+#: theory name -> the closures its cells transfer under (the registry idiom; a user theory
+#: registers its own, or sets ``reduction_closures`` on its class)
+CLOSURES: Registry[tuple[Closure, ...]] = Registry("closure set")
+for _theory, _closures in _SHIPPED_CLOSURES.items():
+    CLOSURES.register(_closures, name=_theory)
 NO_CLOSURE = {"sensitivity": "verdicts are about the task's distribution, which a map "
                              "changes; no reduction is applied"}
 
@@ -136,7 +142,7 @@ def closures_of(theory) -> tuple[Closure, ...]:
     own = getattr(type(theory), "reduction_closures", None)
     if own is not None:
         return tuple(own)
-    return CLOSURES.get(theory.name, ())
+    return CLOSURES.get(theory.name) if theory.name in CLOSURES else ()
 
 
 # ---- the rule ---------------------------------------------------------------------------
