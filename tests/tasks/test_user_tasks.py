@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import math
 import os
 import pathlib
 import re
@@ -132,6 +133,8 @@ def test_rare_class_is_balanced_by_rejection_for_a_label(tmp_path):
     path = write(tmp_path, HEAD.replace("(2, 8)", "(2, 12)") +
                  "def label(x):\n    return x.sum(axis=1) % 7 == 0\n")
     task = load_family(path)(n=12)
+    exact = sum(math.comb(12, w) for w in (0, 7)) / 2 ** 12   # the decision is exact here
+    assert task.share_of_ones() == exact
     batch = task.sample(np.random.default_rng(0), 300)
     assert abs(batch.labels.mean() - 0.5) < 0.01
     assert np.array_equal(batch.labels, (batch.tokens.sum(1) % 7 == 0).astype(int))
