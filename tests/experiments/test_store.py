@@ -400,3 +400,15 @@ def test_package_keeps_the_names_of_the_single_module():
         for name in names:
             assert getattr(store, name) is getattr(module, name), name
     assert sorted(store.__all__) == sorted(n for names in homes.values() for n in names)
+
+
+def test_a_short_file_of_another_kind_is_not_taken_for_a_new_store(tmp_path):
+    from theorybench.errors import StoreError
+    from theorybench.experiments.store import ResultsStore
+    for text in (b"\n", b"key,line\n", b"x"):
+        path = tmp_path / "runs.csv"
+        path.write_bytes(text)
+        for readonly in (True, False):
+            with pytest.raises(StoreError, match="not an SQLite file"):
+                ResultsStore(path, readonly=readonly)
+        assert path.read_bytes() == text

@@ -160,11 +160,15 @@ def check_existing(path: Path) -> int | None:
         con = connect_ro(path)
         try:
             tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-            if not tables:
-                # an SQLite file with no table yet holds nothing to lose: a store that
-                # another process is creating right now (its schema is not committed yet)
-                # or an empty database; both are opened as a new store
+            if not tables and con.execute("PRAGMA page_count").fetchone()[0] > 0:
+                # an SQLite database (its header is written) with no table yet holds
+                # nothing to lose: a store that another process is creating right now (its
+                # schema is not committed yet) or an empty database; opened as a new store.
+                # A short file of another kind has no page: refused below.
                 return None
+            if not tables:
+                raise StoreError(f"{path} is not a theorybench results store (not an SQLite "
+                                 f"file); choose another --db path")
             if "meta" not in tables:
                 raise StoreError(f"{path} is an SQLite file but not a theorybench results store "
                                  f"(no meta table); choose another --db path")
