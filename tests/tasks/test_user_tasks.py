@@ -168,11 +168,13 @@ def test_file_sample_params_and_valid(tmp_path):
 
 # ---- identity ---------------------------------------------------------------------------
 
-def test_digest_same_file_same_class_and_edit_replaces(tmp_path):
+def test_digest_same_file_same_class_and_edit_replaces(tmp_path, monkeypatch):
     path = write(tmp_path, HEAD + "def label(x):\n    return x[:, 0] == 0\n")
     first = registry.load_task_file(path)
     assert first.definition_digest == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert registry.load_task_file(path) is first
+    with monkeypatch.context() as m:  # unchanged: found by path and digest, not imported again
+        m.setattr(registry, "load_family", lambda p: pytest.fail("imported twice"))
+        assert registry.load_task_file(path) is first
     path.write_text(path.read_text() + "# edited\n")
     second = registry.load_task_file(path)
     assert second is not first and second.definition_digest != first.definition_digest

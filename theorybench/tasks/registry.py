@@ -8,6 +8,7 @@ studies (``points()``, one parameter dict per combination).
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import itertools
 import os
@@ -20,7 +21,7 @@ from typing import Any
 from ..errors import ConfigError, TaskParameterError
 from ..registry import BUILTIN, Registry, did_you_mean
 from .base import Param, Task
-from .user import USER_KIND, load_family, resolve_path
+from .user import MAX_BYTES, USER_KIND, load_family, resolve_path
 
 KINDS = ("boolean", "retrieval", "sparse", "arithmetic", "graphs", "dyck")
 
@@ -101,12 +102,24 @@ def load_task_file(path: str | os.PathLike, export: bool = True) -> type[Task]:
     workers (spawned processes) load the same file when their registry loads."""
     resolved = resolve_path(path)
     FAMILIES._lazy.load()  # the built-ins first: a file may not shadow them
-    cls = load_family(resolved)
+    try:
+        digest = hashlib.sha256(resolved.read_bytes()).hexdigest() if resolved.is_file() \
+            and resolved.stat().st_size <= MAX_BYTES else None
+    except OSError:
+        digest = None  # load_family says why
+    known = [c for c in FAMILIES._items.values() if digest and getattr(c, "origin", None)
+             == str(resolved) and getattr(c, "definition_digest", None) == digest]
+    cls = known[0] if known else _register_file(load_family(resolved))
+    if export:
+        listed = [p for p in os.environ.get(ENV, "").split(os.pathsep) if p]
+        if str(resolved) not in listed and str(resolved.parent) not in listed:
+            os.environ[ENV] = os.pathsep.join(listed + [str(resolved)])
+    return cls
+
+
+def _register_file(cls: type[Task]) -> type[Task]:
     old = FAMILIES._items.get(cls.name)
     if old is not None:
-        if getattr(old, "definition_digest", None) == cls.definition_digest and \
-                getattr(old, "origin", None) == cls.origin:
-            return old  # the same file, loaded twice
         first = FAMILIES._origins.get(cls.name, "")
         if first == BUILTIN:
             raise TaskParameterError(
@@ -117,12 +130,7 @@ def load_task_file(path: str | os.PathLike, export: bool = True) -> type[Task]:
                 f"{cls.source.at('NAME')}: NAME {cls.name!r} is already the task of "
                 f"{first}; choose another name")
         FAMILIES.unregister(cls.name)  # this file, edited since it was loaded
-    FAMILIES.register(cls, name=cls.name, origin=cls.origin)
-    if export:
-        listed = [p for p in os.environ.get(ENV, "").split(os.pathsep) if p]
-        if str(resolved) not in listed and str(resolved.parent) not in listed:
-            os.environ[ENV] = os.pathsep.join(listed + [str(resolved)])
-    return cls
+    return FAMILIES.register(cls, name=cls.name, origin=cls.origin)
 
 
 def task_files(spec: str) -> list[pathlib.Path]:
