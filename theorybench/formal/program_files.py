@@ -280,3 +280,20 @@ def variant_of(name_or_path: str, library: Mapping[str, Any], command: str,
             return None, ""
     note = variant_note(what, *found, task_family, params)
     return note, (f" (the program is written for {written_for(*found)})" if note else "")
+
+
+def add_library_file(path: str | os.PathLike, library, make_entry: Callable[[str, str], Any],
+                     check: Callable[[str, str], Any]):
+    """Add a program file outside the package to a program ``library`` (after the shipped
+    programs), under the family its ``// family:`` header names, with the path as its
+    origin. ``make_entry(stem, text)`` builds the library entry; ``check(text, source)``
+    parses (and validates) it now, so a mistake is reported here with line and column."""
+    text = read_program_text(path)
+    entry = make_entry(Path(path).stem, text)
+    if not any(line.strip().startswith("// family:") for line in text.splitlines()):
+        raise ProgramError([ProgramProblem(
+            "a library program needs a `// family: TASK` header naming the task it decides", 1,
+            1)], str(path))
+    check(text, str(path))
+    library.add(entry, entry.family, when=entry.applies_to, origin=str(path))
+    return entry

@@ -19,13 +19,11 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
-from ...errors import ProgramError, ProgramProblem
 from ...registry import BUILTIN, artifact_library
 from . import ast as A
 from . import dsl as B
-from ..program_files import Recipe, library_texts, load_text, read_program_text, resolve
+from ..program_files import Recipe, add_library_file, library_texts, load_text, resolve
 from .parser import parse, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires)\s*:(.*)$")
@@ -210,15 +208,7 @@ def add_program_file(path) -> LibraryProgram:
     """Add a ``.br`` file outside the package to :data:`PROGRAMS` (after the shipped
     programs), under the family its ``// family:`` header names; its origin is the path.
     The program is parsed now, so a mistake is reported here, with line and column."""
-    text = read_program_text(path)
-    entry = _entry(Path(path).stem, text)
-    if not any(line.strip().startswith("// family:") for line in text.splitlines()):
-        raise ProgramError([ProgramProblem(
-            "a library program needs a `// family: TASK` header naming the task it decides", 1,
-            1)], str(path))
-    parse(text, str(path))
-    PROGRAMS.add(entry, entry.family, when=entry.applies_to, origin=str(path))
-    return entry
+    return add_library_file(path, PROGRAMS, _entry, parse)
 
 
 def for_task(task, positional: bool) -> tuple[str, A.Program] | None:

@@ -23,13 +23,12 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from pathlib import Path
 
 from ...errors import ProgramError, ProgramProblem
 from ...registry import BUILTIN, artifact_library
 from . import ast as A
 from . import dsl as D
-from ..program_files import Recipe, library_texts, load_text, read_program_text, resolve
+from ..program_files import Recipe, add_library_file, library_texts, load_text, resolve
 from .validate import load, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires|params)\s*:(.*)$")
@@ -165,15 +164,7 @@ def add_program_file(path) -> LibraryProgram:
     """Add a ``.cr`` file outside the package to :data:`PROGRAMS` (after the shipped
     programs), under the family its ``// family:`` header names; its origin is the path.
     The program is parsed now, so a mistake is reported here, with line and column."""
-    text = read_program_text(path)
-    entry = _entry(Path(path).stem, text)
-    if not any(line.strip().startswith("// family:") for line in text.splitlines()):
-        raise ProgramError([ProgramProblem(
-            "a library program needs a `// family: TASK` header naming the task it decides", 1,
-            1)], str(path))
-    load(text, str(path))
-    PROGRAMS.add(entry, entry.family, when=entry.applies_to, origin=str(path))
-    return entry
+    return add_library_file(path, PROGRAMS, _entry, load)
 
 
 def for_task(task) -> tuple[A.Program, str] | None:
