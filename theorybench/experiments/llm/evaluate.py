@@ -90,8 +90,11 @@ class LLMSpec:
 
     def describe(self) -> str:
         extra = f" params={dict(self.params)}" if self.params else ""
+        chat = " chat" if self.use_chat else ""
+        parser = f" parser={self.parser}" if self.scoring == "generate" else ""
         return (f"llm {self.task} n={self.n}{extra} {self.model.name} k={self.k} "
-                f"{self.scoring} {self.template} seed={self.seed} prompts={self.count}")
+                f"{self.scoring}{parser}{chat} {self.template} seed={self.seed} "
+                f"prompts={self.count}")
 
     def to_dict(self) -> dict:
         return {"line": "llm", "task": self.task, "params": dict(self.params), "n": self.n,
