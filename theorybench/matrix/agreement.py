@@ -76,6 +76,20 @@ class AgreementRow:
         """Whether the theory beats the majority class on its own cells at level ALPHA."""
         return None if self.p_vs_majority is None else self.p_vs_majority < ALPHA
 
+    def count(self, task: str, predicted: str, observed: str) -> bool:
+        """Add one compared cell (both verdicts Easy or Hard); True when they agree."""
+        hit = predicted == observed
+        self.compared += 1
+        self.agree += hit
+        self.compared_cells.append((task, predicted, observed))
+        if predicted == EASY:
+            self.easy_predicted += 1
+            self.easy_correct += hit
+        else:
+            self.hard_predicted += 1
+            self.hard_correct += hit
+        return hit
+
     def finish(self) -> None:
         """Fill the figures derived from the compared cells."""
         self.accuracy = _ratio(self.agree, self.compared)
@@ -195,17 +209,7 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
                 if cell.verdict not in (EASY, HARD):
                     row.excluded_insufficient += 1
                     continue
-                row.compared += 1
-                row.compared_cells.append((task, predicted, cell.verdict))
-                hit = predicted == cell.verdict
-                row.agree += hit
-                if predicted == EASY:
-                    row.easy_predicted += 1
-                    row.easy_correct += hit
-                else:
-                    row.hard_predicted += 1
-                    row.hard_correct += hit
-                if not hit:
+                if not row.count(task, predicted, cell.verdict):
                     row.disagreements.append(Disagreement(
                         task, predicted, cell.verdict,
                         likely_cause(predicted, cell.verdict, assumptions.get(theory, ()),
@@ -234,16 +238,7 @@ def baselines(predictions: Iterable[Mapping[str, Any]],
         for name, constant in zip(BASELINES, (EASY, HARD, majority)):
             row = AgreementRow(name, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0)
             for task, seen in observed.items():
-                hit = constant == seen
-                row.compared += 1
-                row.agree += hit
-                row.compared_cells.append((task, constant, seen))
-                if constant == EASY:
-                    row.easy_predicted += 1
-                    row.easy_correct += hit
-                else:
-                    row.hard_predicted += 1
-                    row.hard_correct += hit
+                row.count(task, constant, seen)
             row.finish()
             row.p_vs_majority = None   # a baseline is not tested against itself
             rows.append(row)
