@@ -278,6 +278,8 @@ BAD = [
     ("non-deterministic", HEAD + "import numpy as np\ndef label(x):\n"
      "    return np.random.random(len(x)) > 0.5\n",
      r"t\.py:5: label\(x\) is not deterministic"),
+    ("depends on the batch", HEAD + "def label(x):\n    s = x.sum(axis=1)\n"
+     "    return s > s.mean()\n", r"t\.py:4: label\(x\) of a row depends on the other rows"),
     ("raises on some input", HEAD + "def label(x):\n    if x.shape[1] > 4:\n"
      "        raise ValueError('too long')\n    return x[:, 0]\n",
      r"t\.py:6: label raised ValueError: too long on an input of shape \(\d+, [5-8]\)"),

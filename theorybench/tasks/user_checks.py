@@ -103,6 +103,16 @@ def _deterministic(task: Any, x: np.ndarray) -> np.ndarray:
                                 f"the same input ({task.render(x[row])}, n={task.n}) it gave "
                                 f"{y[row].tolist()} then {again[row].tolist()}; use no "
                                 "randomness or state in label")
+    singles = np.linspace(0, len(x) - 1, min(len(x), 8)).astype(int)
+    for part, rows in [("the batch reversed", np.arange(len(x))[::-1])] + [
+            ("a batch of that row alone", singles[i:i + 1]) for i in range(len(singles))]:
+        alone = task.label(x[rows])
+        if not np.array_equal(alone, y[rows]):
+            row = int(rows[np.argwhere(alone != y[rows])[0][0]])
+            raise task.source.error("label", f"label(x) of a row depends on the other rows: "
+                                    f"{task.render(x[row])} (n={task.n}) gets "
+                                    f"{y[row].tolist()} in one batch and a different label "
+                                    f"in {part}; compute each row's label from that row only")
     return y
 
 
