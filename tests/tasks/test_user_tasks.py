@@ -251,7 +251,8 @@ def test_entry_points_give_paths_modules_and_classes(tmp_path, monkeypatch):
 # ---- bad input: each names the file, the line and the fix ---------------------------------
 
 BAD = [
-    ("syntax", HEAD + "def label(x)\n    return x[:, 0]\n", r"t\.py:4:\d+: the task file does not parse"),
+    ("syntax", HEAD + "def label(x)\n    return x[:, 0]\n",
+     r"t\.py:4:\d+: the task file does not parse"),
     ("import raises", HEAD + "import math\nZ = 1 / 0\n", r"t\.py:5: importing .*ZeroDivisionError"),
     ("missing NAME", 'ALPHABET = ("a",)\nLENGTHS = (1, 4)\nlabel = None\n',
      r"t\.py: the task file has no NAME; add e\.g\. NAME ="),
@@ -283,13 +284,15 @@ BAD = [
     ("raises on some input", HEAD + "def label(x):\n    if x.shape[1] > 4:\n"
      "        raise ValueError('too long')\n    return x[:, 0]\n",
      r"t\.py:6: label raised ValueError: too long on an input of shape \(\d+, [5-8]\)"),
-    ("shadows a built-in", HEAD.replace('"tiny"', '"parity"') + "def label(x):\n    return x[:, 0]\n",
+    ("shadows a built-in",
+     HEAD.replace('"tiny"', '"parity"') + "def label(x):\n    return x[:, 0]\n",
      r"t\.py:1: NAME 'parity' is a built-in task family; choose another name"),
     ("empty alphabet", HEAD.replace('("a", "b")', "()") + "def label(x):\n    return x[:, 0]\n",
      r"t\.py:2: ALPHABET is empty"),
     ("duplicate tokens", HEAD.replace('("a", "b")', '("a", "b", "a")') +
      "def label(x):\n    return x[:, 0]\n", r"t\.py:2: token 'a' appears twice"),
-    ("lengths out of order", HEAD.replace("(2, 8)", "(8, 2)") + "def label(x):\n    return x[:, 0]\n",
+    ("lengths out of order",
+     HEAD.replace("(2, 8)", "(8, 2)") + "def label(x):\n    return x[:, 0]\n",
      r"t\.py:3: LENGTHS = \(8, 2\) is out of order; write \(2, 8\)"),
     ("regex does not parse", HEAD + 'REGEX = "(a|b*"\n',
      r"t\.py:4: REGEX, column 1 of the pattern: missing '\)'"),

@@ -126,7 +126,8 @@ def smoke_check(cls: Any) -> None:
         _deterministic(task, _inputs(task, rng, 32))
 
 
-def full_check(cls: Any, rng: np.random.Generator, count: int = 2000) -> tuple[list[str], list[str]]:
+def full_check(cls: Any, rng: np.random.Generator,
+               count: int = 2000) -> tuple[list[str], list[str]]:
     """``theorybench task check``: (lines of what was checked, warnings)."""
     done, warn = [], []
     tasks = _instances(cls, CHECK_MAX_N)
