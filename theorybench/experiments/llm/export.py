@@ -42,8 +42,8 @@ from ...safe_io import atomic_open, atomic_write, check_output
 from .prompts import PromptBuilder, description, load_prompts
 
 LOADER = "theorybench_lmeval"
-_LOADER_SOURCE = '''"""Written by theorybench (llm export): lm-eval reads the exported tasks through this
-module, so the folder can be moved. Nothing else imports it."""
+_LOADER_SOURCE = '''"""Written by theorybench (llm export): lm-eval reads the exported tasks
+through this module, so the folder can be moved. Nothing else imports it."""
 import json
 from pathlib import Path
 
