@@ -9,6 +9,8 @@ import functools
 import pathlib
 import shutil
 
+import networkx as nx
+
 import theorybench
 
 PKG = pathlib.Path(theorybench.__file__).parent
@@ -169,34 +171,8 @@ def import_cycles(pkg: pathlib.Path) -> list[list[str]]:
             target = target.rsplit(".", 1)[0]
         if target in mods and target != src:
             graph[src].add(target)
-    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                out.append(sorted(comp))
-
-    for v in sorted(mods):
-        if v not in index:
-            visit(v)
-    return out
+    comps = nx.strongly_connected_components(nx.DiGraph([(a, b) for a in graph for b in graph[a]]))
+    return sorted(sorted(c) for c in comps if len(c) > 1)
 
 
 def private_imports(pkg: pathlib.Path) -> list[str]:
