@@ -3,6 +3,8 @@ to a local directory and reloaded with the hub disabled (no network, well under 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 #: Words of the prompts of the tests (instruction words become [UNK], which is fine).
@@ -52,3 +54,14 @@ def tiny(tiny_dir, monkeypatch, one_torch_thread):
     cfg = model_from_dict({"name": "tiny", "backend": "local", "path": str(tiny_dir),
                            "context": 512, "batch_size": 3})
     return LocalModel.load(cfg)
+
+
+@pytest.fixture
+def models_file(tiny_dir, tmp_path, monkeypatch, one_torch_thread):
+    """A model file with the tiny model as its one local entry."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    path = tmp_path / "models.json"
+    path.write_text(json.dumps({"format": "theorybench-llm-models", "version": 1, "models": [
+        {"name": "tiny", "backend": "local", "path": str(tiny_dir), "context": 512,
+         "batch_size": 4}]}))
+    return path

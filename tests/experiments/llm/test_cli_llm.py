@@ -8,14 +8,6 @@ import json
 import pytest
 
 
-@pytest.fixture
-def models_file(tiny_dir, tmp_path, monkeypatch, one_torch_thread):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    path = tmp_path / "models.json"
-    path.write_text(json.dumps({"format": "theorybench-llm-models", "version": 1, "models": [
-        {"name": "tiny", "backend": "local", "path": str(tiny_dir), "context": 512,
-         "batch_size": 4}]}))
-    return path
 
 
 def test_eval_prints_metrics_and_writes_records(cli, models_file, tmp_path):
