@@ -45,7 +45,8 @@ import numpy as np
 from .. import tasks
 from ..errors import EnumerationTooLarge
 from ..formal.bapo.frontier import MAX_SAT_INPUTS, frontier
-from ..formal.bapo.hardness import open_note, reductions_into
+from ..formal.bapo.hardness import (HARDNESS_SOURCE, HARDNESS_THEOREM_NUMBERED, open_note,
+                                     reductions_into)
 from ..formal.bapo.library import protocols_for
 from ..formal.bapo.verify import verify
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
@@ -208,6 +209,12 @@ class BAPOTheory(Theory):
             if chk.ok and mono:
                 ev = {"reduction": red.name, "check": chk.to_dict(), "source": source_note,
                       **_evidence(family, ctx)}
+                # a theorem cited without its number makes the cell "cited", however well
+                # the map or the premise was checked (docs/theories.md, statuses)
+                status = Status.PROVEN if HARDNESS_THEOREM_NUMBERED else Status.CITED
+                if status == Status.CITED:
+                    ev["why_cited"] = (f"{HARDNESS_SOURCE} is cited without a theorem number; "
+                                       f"the map is checked at n = {ns}")
                 if chk.is_identity:
                     # no reduction at all: the task is the theorem's problem, which the
                     # identity check confirms (issue 11 item 1) - a cited theorem, premise
@@ -216,13 +223,13 @@ class BAPOTheory(Theory):
                                    f"{red.source.name} itself (labels agree on "
                                    f"{chk.to_dict()['checked']} instances at n={ns})")
                     return self.prediction(
-                        family, Verdict.HARD, Basis.THEOREM, Status.PROVEN, ev,
+                        family, Verdict.HARD, Basis.THEOREM, status, ev,
                         f"{family} is {red.source.name} itself (checked at n={ns}); "
                         f"{source_note}, so {family} is BAPO-hard")
                 ev["proof"] = (f"checked monotone projection {red.name} from "
                                f"{red.source.name}, a problem with a cited lower bound")
                 return self.prediction(
-                    family, Verdict.HARD, Basis.REDUCTION, Status.PROVEN, ev,
+                    family, Verdict.HARD, Basis.REDUCTION, status, ev,
                     f"{red.source.name} reduces to {family} by a checked monotone projection "
                     f"(labels preserved at n={ns}); {source_note}, so {family} is BAPO-hard")
         return RuleSkip("the candidate reductions failed their check")

@@ -179,13 +179,18 @@ def reduction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Pre
         thm = known.ac0 if basis == "ac0" else known.tc0
         ev = {"reduction": red.name, "source_problem": known.problem.name, "check": chk.to_dict(),
               "theorem": thm.to_dict(), "closure": PROJECTION_CLOSURE.to_dict()}
-        status = Status.CONDITIONAL if thm.conditional else Status.PROVEN
+        # The theorem holds for all n, but the projection is checked only on instances up
+        # to the largest n run: the cell is "verified <= N", never "proven" (a wrong map
+        # can pass at small n and fail later).
+        status = Status.CONDITIONAL if thm.conditional else Status.VERIFIED
         cond = f", conditional on {thm.condition}" if thm.conditional else ""
+        ev["verified_up_to"] = max(c.n for c in chk.by_n)
         if thm.conditional:
             ev["condition"] = thm.condition
         else:
             ev["proof"] = (f"checked projection {red.name} from {known.problem.name}, whose "
-                           f"lower bound is {thm.name}")
+                           f"lower bound is {thm.name}; the projection is checked for n <= "
+                           f"{ev['verified_up_to']}, not for all n")
         expl = (f"{red.name} is a projection, checked on {chk.to_dict()['checked']} instances "
                 f"(n = {[c.n for c in chk.by_n]}); {thm.name} ({thm.source.split(';')[0]}), so "
                 f"{family} is not in {basis.upper()}{cond}")

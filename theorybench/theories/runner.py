@@ -29,11 +29,11 @@ BASIS_MARK = {Basis.CONSTRUCTION: "con", Basis.LOWER_BOUND: "lb", Basis.REDUCTIO
 LEGEND = ("Cells: verdict (basis, status). Basis: con = verified construction, "
           "lb = computed lower-bound quantity, red = checked reduction, thm = cited theorem "
           "(its premise checked or not, see the status). Status: proven = holds for all n "
-          "(a checked proof object, or a cited theorem whose premise about this task was "
-          "checked); verified ≤ N = a fixed object checked up to n = N, the all-n verdict "
-          "extrapolates; extrapolated = from a growth fit over the measured n; conditional = "
-          "on a named open separation or assumption; cited = a theorem applied without a "
-          "checked premise. [tokpos] / [lenpred] = the cell relies on the B-RASP[pos] "
+          "(a checked proof object, or a theorem cited with its number whose premise about "
+          "this task was checked); verified ≤ N = a fixed object (or a reduction's map) "
+          "checked up to n = N, the all-n verdict extrapolates; extrapolated = from a growth "
+          "fit over the measured n; conditional = on a named open separation or assumption; "
+          "cited = a theorem applied without a checked premise or without its number. [tokpos] / [lenpred] = the cell relies on the B-RASP[pos] "
           "extension tokpos / binary length predicates. Unknown = no rule could derive a "
           "verdict (`theorybench explain THEORY TASK` says why).")
 

@@ -142,6 +142,13 @@ def majority_to_reach(directed: bool = False) -> "R.Reduction":
             "query ((0, 0), T)")
 
 
+#: The BAPO-hardness results of Majority and Reachability (Schnabel et al., NeurIPS 2025)
+#: are cited without a theorem number, so a cell resting on them is "cited", whatever was
+#: checked about the map.
+HARDNESS_SOURCE = "Schnabel et al., NeurIPS 2025 (BAPO-hardness of Majority and Reachability)"
+HARDNESS_THEOREM_NUMBERED = False
+
+
 def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
     """Candidate (reduction, why the source is hard, the n to check it at) into ``family``."""
     out = []
@@ -206,5 +213,5 @@ def open_note(family: str) -> str | None:
     return None
 
 
-__all__ = ["majority_problem", "reachability_problem", "reductions_into", "counting_graph",
+__all__ = ["HARDNESS_SOURCE", "HARDNESS_THEOREM_NUMBERED", "majority_problem", "reachability_problem", "reductions_into", "counting_graph",
            "majority_to_reach", "carry_out_is_greater_than", "open_note"]
