@@ -69,3 +69,12 @@ def test_bapo_binary_add_is_hard_only_conditionally_through_its_claim():
     assert p.basis == Basis.THEOREM and p.evidence["claim"] == "bapo-binary-add"
     assert "greater-than" in p.evidence["condition"].lower()
     assert any("greater-than" in t["outcome"].lower() for t in p.tried)
+
+
+def test_a_sampled_mpc_check_says_so_in_its_status():
+    """'verified <= 1024' alone would read as every input up to 1024; the MPC rule checks
+    K sampled instances at four sizes, and the label says that."""
+    from theorybench.theories.registry import theory
+    p = theory("mpc").predict("majority")
+    assert p.status.value == "verified"
+    assert "sampled: " in p.status_label and "per n at n = " in p.status_label

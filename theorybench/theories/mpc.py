@@ -134,6 +134,8 @@ class MPCTheory(Theory):
         if fit.bounded or len(set(rounds[-3:])) == 1:
             # a fixed algorithm run on sampled instances up to the largest n
             ev.update(verified_up_to=int(ns[-1]),
+                      verified_how=(f"sampled: {min(by_n[n]['checked'] for n in ns)} per n "
+                                    f"at n = {', '.join(str(n) for n in ns)}"),
                       instances_per_n={n: by_n[n]["checked"] for n in ns},
                       locality_checked_per_n={n: by_n[n]["locality_checked"] for n in ns},
                       machines_by_n={n: by_n[n]["machines"] for n in ns},

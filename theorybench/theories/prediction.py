@@ -32,7 +32,9 @@ class Basis(str, enum.Enum):
 class Status(str, enum.Enum):
     """How much of a cell's argument was computed (docs/theories.md, "Statuses and bases").
 
-    ``VERIFIED`` is shown as ``verified ≤ N``; N is ``evidence["verified_up_to"]``.
+    ``VERIFIED`` is shown as ``verified ≤ N``; N is ``evidence["verified_up_to"]``, followed
+    by ``evidence["verified_how"]`` where the check was not exhaustive (``sampled: K per n
+    at n = ...``).
     """
 
     PROVEN = "proven"
@@ -64,7 +66,9 @@ def status_label(status: "Status | str", evidence: dict[str, Any] | None = None)
     st = Status(status) if status is not None else Status.NONE
     if st == Status.VERIFIED:
         n = (evidence or {}).get("verified_up_to")
-        return f"verified ≤ {n}" if n is not None else "verified"
+        how = (evidence or {}).get("verified_how")   # "sampled: K per n at n = ..." etc.
+        label = f"verified ≤ {n}" if n is not None else "verified"
+        return f"{label} ({how})" if how else label
     return "" if st == Status.NONE else st.value
 
 
