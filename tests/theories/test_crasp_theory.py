@@ -138,6 +138,8 @@ def test_reduction_rule():
     p = THEORY.from_flip_flop("khop", CTX)
     assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION
     assert p.evidence["reduction"]["ok"]
+    # flip-flop's non-membership is cited without a lemma number, as for k = 2, 3
+    assert p.status.value == "cited" and "without a lemma number" in p.evidence["why_cited"]
     check_json(p.evidence)
     assert isinstance(THEORY.from_flip_flop("majority", CTX), RuleSkip)
 

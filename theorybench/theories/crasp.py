@@ -336,11 +336,15 @@ class CRASPTheory(Theory):
                          f"under inverse homomorphisms and quotients ({YV})"}
         if not chk.ok:
             return RuleSkip(f"the flip-flop reduction failed its check: {chk.counterexample}", ev)
-        # the projection is checked on every word up to a length, not for every m: the
-        # cell is verified to that length (the all-m argument lives in proofs/claims)
-        ev["verified_up_to"] = int(ms[-1])
+        # the projection is checked on every word up to a length, not for every m; and the
+        # source fact (flip-flop is not in C-RASP) is cited without a lemma number, as for
+        # the k = 2, 3 cells: the weaker of the two, "cited"
+        ev["map_checked_up_to"] = int(ms[-1])
+        ev["why_cited"] = (f"flip-flop is not in C-RASP is cited from {HUANG25} without a "
+                           f"lemma number; the map is checked on every word of length "
+                           f"{ms[0]}..{ms[-1]}")
         return self.prediction(
-            family, Verdict.HARD, Basis.REDUCTION, Status.VERIFIED, ev,
+            family, Verdict.HARD, Basis.REDUCTION, Status.CITED, ev,
             f"flip-flop (last set-letter is s1; not in C-RASP) maps to {family} (k=1) by a "
             f"projection checked on all {sum(c.checked for c in chk.by_n)} words of length "
             f"{ms[0]}..{ms[-1]}; C-RASP's closure under inverse homomorphisms and quotients "
