@@ -122,3 +122,13 @@ def test_report_agreement_table_shows_baselines_and_intervals():
     assert a[3] == "0.67" and a[4].startswith("[") and a[5] == "0.67"
     assert "Not better than the majority class" in table.caption and "A (in_distribution)" \
         in table.caption
+
+
+def test_a_cell_resting_on_a_missing_lemma_is_left_out_unless_asked():
+    observed = np.array(["hard", "easy"])
+    preds, emp = _matrix(np.array([["hard", "hard"]]), observed)
+    preds[1]["evidence"] = {"missing_lemma": ["Greater-Than is BAPO-hard"]}
+    (row,) = agreement(preds, emp)
+    assert row.compared == 1 and row.excluded_missing_lemma == 1 and row.accuracy == 1.0
+    (row,) = agreement(preds, emp, include_missing_lemmas=True)
+    assert row.compared == 2 and row.accuracy == 0.5

@@ -45,6 +45,9 @@ def register(sub) -> None:
                    help="compare only cells with this status or a stronger one in the "
                         "agreement table: proven, verified, extrapolated, conditional, cited "
                         "(default: all decided cells)")
+    p.add_argument("--include-missing-lemmas", action="store_true",
+                   help="also compare the cells that rest on a missing lemma of their own "
+                        "proof (conditional claims; left out of the agreement by default)")
     p.add_argument("--sharpness", nargs="+", metavar="FILE.json", default=(),
                    type=path_arg("a sharpness file"),
                    help="outputs of `theorybench sharpness ... --format json` to plot in the "
@@ -118,6 +121,7 @@ def cmd_report(args) -> int:
     else:
         preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
     files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status,
+                              include_missing_lemmas=args.include_missing_lemmas,
                               sharpness=sharp, checkpoints=args.checkpoints,
                               progress=sys.stderr.isatty(), inputs=inputs, force=args.force)
     print(f"report written to {files['index.html']}")

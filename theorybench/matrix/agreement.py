@@ -68,6 +68,8 @@ class AgreementRow:
     p_vs_majority: float | None = None
     #: decided predictions whose empirical cell is inconclusive (left out)
     excluded_inconclusive: int = 0
+    #: decided predictions that rest on a missing lemma (left out unless asked)
+    excluded_missing_lemma: int = 0
     #: (task, predicted, observed) of every compared cell
     compared_cells: list[tuple[str, str, str]] = field(default_factory=list)
 
@@ -169,31 +171,38 @@ def likely_cause(predicted: str, observed: str, assumptions: Iterable[str],
 def agreement(predictions: Iterable[Mapping[str, Any]],
               empirical: Mapping[str, Mapping[str, EmpiricalCell]],
               assumptions: Mapping[str, Iterable[str]] | None = None,
-              min_status: str | None = None) -> list[AgreementRow]:
+              min_status: str | None = None,
+              include_missing_lemmas: bool = False) -> list[AgreementRow]:
     """One row per (theory, line). ``predictions`` are Prediction.to_dict()-style mappings.
 
     ``min_status`` (e.g. ``"proven"``) compares only the decided cells with that status or
     a stronger one (order: proven, verified, extrapolated, conditional, cited); the others
-    are counted in ``excluded_status``."""
+    are counted in ``excluded_status``. A cell conditional on a missing lemma of its own
+    proof (``evidence["missing_lemma"]``) is left out (``excluded_missing_lemma``) unless
+    ``include_missing_lemmas``: it is a conjecture, not a prediction the theory makes."""
     if min_status is not None:
         min_status = parse_min_status(min_status)
     assumptions = assumptions or {}
-    by_theory: dict[str, dict[str, tuple[str, str]]] = {}
+    by_theory: dict[str, dict[str, tuple[str, str, bool]]] = {}
     for p in predictions:
+        lemma = bool((p.get("evidence") or {}).get("missing_lemma"))
         by_theory.setdefault(p["theory"], {})[p["task"]] = (p["verdict"],
-                                                            p.get("status", "none"))
+                                                            p.get("status", "none"), lemma)
     rows = []
     for theory, verdicts in by_theory.items():
         for line, cells in empirical.items():
             row = AgreementRow(theory, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0,
                                min_status=min_status)
-            for task, (predicted, status) in sorted(verdicts.items()):
+            for task, (predicted, status, lemma) in sorted(verdicts.items()):
                 cell = cells.get(task)
                 if cell is None:
                     row.missing_empirical += 1
                     continue
                 if predicted not in (EASY, HARD):
                     row.excluded_unknown += 1
+                    continue
+                if lemma and not include_missing_lemmas:
+                    row.excluded_missing_lemma += 1
                     continue
                 if min_status is not None:
                     try:

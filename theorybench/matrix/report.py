@@ -138,8 +138,10 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
                  thresholds: Thresholds = Thresholds(), store_name: str = "the store",
                  min_status: str | None = None, constructions: bool = True,
                  sharpness: Sequence[Mapping[str, Any]] = (),
-                 model_sensitivity: Sequence[Mapping[str, Any]] = ()) -> Report:
-    """The report's tables and verdicts; ``constructions`` adds the table of hand-built and
+                 model_sensitivity: Sequence[Mapping[str, Any]] = (),
+                 include_missing_lemmas: bool = False) -> Report:
+    """The report's tables and verdicts (cells resting on a missing lemma stay out of the
+    agreement unless ``include_missing_lemmas``); ``constructions`` adds the table of hand-built and
     compiled transformers (:mod:`.constructions_table`, about 10 s once per process);
     ``model_sensitivity`` (rows of :func:`.model_sensitivity.measure`) the table of trained
     models' average sensitivity."""
@@ -154,7 +156,8 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     task_names = [t for t in known if t in seen] + sorted(seen - set(known))
     infos = theory_infos(theory_names)
     emp = empirical_cells(records, thresholds)
-    rows = agreement(preds, emp, {i.name: i.assumptions for i in infos}, min_status=min_status)
+    rows = agreement(preds, emp, {i.name: i.assumptions for i in infos}, min_status=min_status,
+                     include_missing_lemmas=include_missing_lemmas)
     missing = _missing(preds, records, emp, task_names, store_name)
     tables = {"predictions": prediction_table(preds, theory_names, task_names),
               "empirical": empirical_table(emp, task_names, thresholds),

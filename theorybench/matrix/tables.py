@@ -186,6 +186,10 @@ def agreement_table(rows: Iterable[AgreementRow],
     if behind:
         caption += (" Not better than the majority class at level 0.05: "
                     + ", ".join(behind) + ".")
+    lemmas = sum(r.excluded_missing_lemma for r in rows)
+    if lemmas:
+        caption += (f" Left out: {lemmas} cell-line pairs whose prediction rests on a missing "
+                    f"lemma of its own proof (--include-missing-lemmas compares them).")
     floor = next((r.min_status for r in rows if r.min_status), None)
     if floor:
         caption += (f" Only cells with status {floor} or stronger are compared "

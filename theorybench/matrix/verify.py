@@ -219,7 +219,8 @@ def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
 def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
            thresholds: Thresholds = Thresholds(), min_status: str | None = None,
            sharpness=(), checkpoints: str | Path | None = None,
-           progress: bool = False, inputs=(), force: bool = False) -> dict[str, Path]:
+           progress: bool = False, inputs=(), force: bool = False,
+           include_missing_lemmas: bool = False) -> dict[str, Path]:
     """Write the report of ``db``; ``checkpoints`` (a folder written by ``--checkpoints``)
     adds the trained models' average sensitivity (:mod:`.model_sensitivity`). No report
     file replaces the store or one of ``inputs`` unless ``force`` (:func:`check_paths`)."""
@@ -236,7 +237,8 @@ def report(out: str | Path, db: str | Path, predictions: list[dict[str, Any]],
                 "`theorybench run ... --checkpoints DIR` (verify writes <out>/checkpoints) and "
                 "pass `theorybench report --checkpoints DIR`")
     rep = build_report(predictions, scan.records, thresholds, store_name=f"store {db}",
-                       min_status=min_status, sharpness=sharpness, model_sensitivity=rows)
+                       min_status=min_status, sharpness=sharpness, model_sensitivity=rows,
+                       include_missing_lemmas=include_missing_lemmas)
     rep.missing.extend(f"{p} (the run is left out)" for p in scan.problems)
     if note:
         rep.missing.append(note)
