@@ -173,7 +173,8 @@ PROFILES: dict[str, Profile] = {
         "generalization on 5 tasks x 3 encodings",
         expected_time="about 3 minutes for both lines and the report on 2 CPU cores "
                       "(measured on a clean clone, 2026-12-04: `theorybench verify --profile "
-                      "smoke` 260 s with the llm line; 160-173 s with --no-llm)",
+                      "smoke` 260 s with the llm line; 160-173 s with --no-llm; 297 s with "
+                      "both embedded models on 2026-12-05)",
         in_tasks=None, lg_tasks=("any", "majority", "parity", "index", "dyck"),
         ns={"any": (8, 16), "all": (8, 16), "majority": (7, 15), "parity": (8, 16),
             "index": (8, 16)},
