@@ -99,7 +99,8 @@ def heatmap(path: Path, predictions: Sequence[Mapping[str, Any]], theories: Sequ
     ref_txt = f"; ✓/✗ = agrees with {reference_line}" if reference_line else ""
     ax.set_title(f"Theories | empirical lines (green Easy, red Hard, grey Unknown; "
                  f"status: {STATUS_MARK_LEGEND}{ref_txt})\nEmpirical cells: E/H verdict, "
-                 f"- too few runs, n/a no runs of that line for the task", fontsize=9)
+                 f"I inconclusive, - too few runs, n/a no runs of that line for the task",
+                 fontsize=9)
     return save_figure(fig, path)
 
 
