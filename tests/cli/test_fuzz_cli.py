@@ -74,6 +74,9 @@ EXIT_1 = {("brasp", "check"), ("crasp", "check"), ("bapo", "verify"), ("mpc", "r
 PENDING: set[tuple[str, ...]] = set()
 
 CAP_S = float(os.environ.get("THEORYBENCH_FUZZ_CAP", "30"))
+#: Options of the slow commands that take any file or folder name.
+SLOW_PATH_DESTS = {"out", "db", "checkpoints", "predictions", "sharpness", "models", "trained",
+                   "plot", "output"}
 MEMORY_CAP = 4 << 30
 
 
@@ -104,6 +107,11 @@ def _cases(rng: random.Random, tmp: str, slow: bool = True):
         bad = rng.choice(HOSTILE).replace("{dir}", tmp)
         if path in SLOW:  # only values no valid run accepts
             bad = rng.choice(["-1", "nan", "inf", "", "abc", "/dev/zero", tmp])
+            # a switch, or a folder or file name ("abc", "-1" are fine names), would make a
+            # valid line: the whole slow job (verify trains), not a hostile input
+            options = [a for a in options if a.nargs != 0 and a.dest not in SLOW_PATH_DESTS]
+            if not options and not positional:
+                continue
         if positional and (not options or rng.random() < 0.3):
             k = rng.randrange(len(positional))
             argv = list(base)

@@ -41,3 +41,9 @@ def test_a_learning_rate_grid_expands_and_no_grid_keeps_the_keys():
     # the grid's 2e-3 runs are the very runs of the profile without a grid (same keys)
     assert {s.key for s in plain} <= {s.key for s in grid}
     assert all(p.protocol == "theorybench" for p in PROFILES.values())
+
+
+def test_an_empty_protocol_on_the_command_line_is_refused(cli_exit=None):
+    from theorybench.cli.main import main
+    for value in ("", " "):
+        assert main(["verify", "--protocol", value, "--no-llm"]) == 2

@@ -94,8 +94,9 @@ def _make_thresholds(args, protocol: str | None = None) -> Thresholds:
         explicit[name] = v
     if args.min_seeds < 1:
         raise ConfigError(f"--min-seeds {args.min_seeds} must be at least 1")
-    return Thresholds.from_protocol(args.protocol or protocol or "theorybench",
-                                    min_seeds=args.min_seeds, **explicit)
+    # an empty --protocol is a mistake to report, not a request for the default
+    name = args.protocol if args.protocol is not None else (protocol or "theorybench")
+    return Thresholds.from_protocol(name, min_seeds=args.min_seeds, **explicit)
 
 
 def _inputs(args) -> list[tuple[str, str]]:
