@@ -43,7 +43,7 @@ def test_a_learning_rate_grid_expands_and_no_grid_keeps_the_keys():
     assert all(p.protocol == "theorybench" for p in PROFILES.values())
 
 
-def test_an_empty_protocol_on_the_command_line_is_refused(cli_exit=None):
+def test_an_empty_protocol_on_the_command_line_is_refused():
     from theorybench.cli.main import main
     for value in ("", " "):
         assert main(["verify", "--protocol", value, "--no-llm"]) == 2
