@@ -47,3 +47,8 @@ def test_an_empty_protocol_on_the_command_line_is_refused():
     from theorybench.cli.main import main
     for value in ("", " "):
         assert main(["verify", "--protocol", value, "--no-llm"]) == 2
+
+
+def test_an_empty_min_status_is_refused_not_taken_for_none():
+    from theorybench.cli.main import main
+    assert main(["report", "--min-status", "", "--db", "/nonexistent/x.sqlite"]) == 2

@@ -107,7 +107,7 @@ def _inputs(args) -> list[tuple[str, str]]:
 
 def cmd_report(args) -> int:
     th = _make_thresholds(args)
-    min_status = parse_min_status(args.min_status) if args.min_status else None
+    min_status = parse_min_status(args.min_status) if args.min_status is not None else None
     inputs = _inputs(args)
     verify_mod.check_paths(args.out, args.db, inputs, args.force)
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
