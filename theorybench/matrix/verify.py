@@ -206,7 +206,8 @@ def llm_available(models: str | Path | None = None) -> tuple[bool, str]:
         if m.backend != "local":
             continue
         need |= {"transformers", "torch"} | ({"gguf", "accelerate"} if m.gguf else set())
-        why = missing_reason(m)
+        # installed_models already checked the optional ones
+        why = None if m.optional else missing_reason(m)
         if why:
             return False, f"{why}; fix the model file or install the model ({LLM_INSTALL})"
     missing = sorted(n for n in need if importlib.util.find_spec(n) is None)
