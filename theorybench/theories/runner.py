@@ -3,7 +3,11 @@
 ``predict_matrix`` runs every selected theory on every selected task (rules run by
 ``Theory.predict``; nothing is looked up) with a tqdm progress bar on a terminal. A task
 is a :class:`~theorybench.tasks.TaskRef` (``khop:k=2``); each theory gets that value and
-``Context.universe``, the matrix's rows, for the cells its rules may consult.
+``Context.universe``, the matrix's rows, for the cells its rules may consult. After a
+task's cells, the inclusions between the theories' classes (:mod:`.lattice`) decide its
+Unknown cells from the decided ones (Easy up, Hard down); ``predict_one`` computes the
+cells an inclusion consults too, so a cell is the same either way, and a contradiction
+between two columns is kept in both cells and marked ``[lattice conflict]``.
 ``matrix_markdown`` / ``matrix_csv`` / ``matrix_json`` format the result (rows = tasks,
 columns = theories), and ``explain_text`` renders one prediction for a human: the rules
 tried, every table of values by n in its evidence, the theorem and its source.
@@ -21,20 +25,22 @@ from .. import tasks
 from ..errors import TaskParameterError, TheoryError
 from ..tasks import TaskRef
 from .base import Basis, Context, Prediction, Status, Theory, Verdict, status_label, to_jsonable
-from . import registry
+from . import lattice, registry
 from .universe import MATRIX_VARIANTS, default_tasks
 
 BASIS_MARK = {Basis.CONSTRUCTION: "con", Basis.LOWER_BOUND: "lb", Basis.REDUCTION: "red",
               Basis.THEOREM: "thm", Basis.NONE: ""}
 LEGEND = ("Cells: verdict (basis, status). Basis: con = verified construction, "
           "lb = computed lower-bound quantity, red = checked reduction, thm = cited theorem "
-          "(its premise checked or not, see the status). Status: proven = holds for all n "
+          "(its premise checked or not, see the status) or an inclusion between theories. Status: proven = holds for all n "
           "(a checked proof object, or a theorem cited with its number whose premise about "
           "this task was checked); verified ≤ N = a fixed object (or a reduction's map) "
           "checked up to n = N, the all-n verdict extrapolates; extrapolated = from a growth "
           "fit over the measured n; conditional = on a named open separation or assumption; "
           "cited = a theorem applied without a checked premise or without its number. [tokpos] / [lenpred] = the cell relies on the B-RASP[pos] "
-          "extension tokpos / binary length predicates. Unknown = no rule could derive a "
+          "extension tokpos / binary length predicates. [lattice conflict] = the cell "
+          "contradicts another column's cell through an inclusion between the theories "
+          "(`theorybench explain` names both). Unknown = no rule could derive a "
           "verdict (`theorybench explain THEORY TASK` says why).")
 
 
@@ -83,12 +89,49 @@ def _context(ctx: Context | None) -> Context:
 
 
 def predict_one(theory: str, family: "TaskRef | str", ctx: Context | None = None) -> Prediction:
-    return registry.theory(theory).predict(resolve_families([family])[0], _context(ctx))
+    """The cell of ``theory`` on ``family``, the same as in :func:`predict_matrix`: the
+    cells of the columns joined to it by an inclusion (:mod:`.lattice`) are computed too
+    (through ``ctx.cache``) and the inclusions applied."""
+    name = resolve_theories([theory])[0]
+    fam = resolve_families([family])[0]
+    ctx = _context(ctx)
+    classes = registry.theories()
+    return _row(fam, [name], ctx, {}, classes, own_errors=name)[name]
+
+
+def _cell(name: str, fam: TaskRef, ctx: Context, objs: dict[str, Theory], classes,
+          raising: bool = False) -> Prediction:
+    """A theory's cell before the inclusions (its rules and the reduction catalogue),
+    computed once per run (``ctx.cache``)."""
+    key = ("cell", name, fam)
+    if ctx.cache is not None and key in ctx.cache:
+        return ctx.cache[key]
+    obj = objs.get(name) or objs.setdefault(name, classes[name]())
+    out = obj.predict(fam, ctx) if raising else _safe_predict(obj, fam, ctx)
+    if ctx.cache is not None:
+        ctx.cache[key] = out
+    return out
+
+
+def _row(fam: TaskRef, names: Sequence[str], ctx: Context, objs: dict[str, Theory], classes,
+         own_errors: str | None = None, on_cell=None) -> dict[str, Prediction]:
+    """The cells of ``names`` on one task with the inclusions between theories applied;
+    the other columns an inclusion consults are computed as well (not returned)."""
+    wanted = [n for n in lattice.consulted(names) if n in classes and n not in names]
+    row: dict[str, Prediction] = {}
+    for name in list(names) + sorted(wanted, key=list(classes).index):
+        row[name] = _cell(name, fam, ctx, objs, classes, raising=(name == own_errors))
+        if on_cell is not None and name in names:
+            on_cell(name)
+    done = lattice.apply(row, order=list(classes))
+    return {n: done[n] for n in names}
 
 
 def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str] | None = None,
                    ctx: Context | None = None, progress: bool = True) -> list[Prediction]:
-    """Every theory on every family; predictions ordered by family, then theory.
+    """Every theory on every family; predictions ordered by family, then theory. The
+    inclusions between theories are applied to each task's row (:mod:`.lattice`), using
+    the cells of the columns they join even when those are not selected.
 
     The progress bar goes to stderr and only when stderr is a terminal.
     """
@@ -97,19 +140,19 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
     ctx = _context(ctx)
     classes = registry.theories()  # the listing resolve_theories checked the names against
     objs: dict[str, Theory] = {n: classes[n]() for n in names}
-    pairs = [(f, t) for f in fams for t in names]
     bar = None
     if progress and sys.stderr.isatty():
         from tqdm import tqdm
-        bar = tqdm(total=len(pairs), desc="predict", unit="cell", file=sys.stderr, leave=False)
+        bar = tqdm(total=len(fams) * len(names), desc="predict", unit="cell", file=sys.stderr,
+                   leave=False)
     out = []
     try:
-        for fam, name in pairs:
+        for fam in fams:
             if bar is not None:
-                bar.set_postfix_str(f"{name} on {fam}")
-            out.append(_safe_predict(objs[name], fam, ctx))
-            if bar is not None:
-                bar.update(1)
+                bar.set_postfix_str(str(fam))
+            row = _row(fam, names, ctx, objs, classes,
+                       on_cell=(lambda _: bar.update(1)) if bar is not None else None)
+            out += [row[name] for name in names]
     finally:
         if bar is not None:
             bar.close()
@@ -138,6 +181,8 @@ def cell(p: Prediction) -> str:
     if p.verdict == Verdict.UNKNOWN:
         return word
     marks = "".join(f" [{e}]" for e in (p.evidence or {}).get("extensions", ()))
+    if (p.evidence or {}).get("lattice_conflict"):
+        marks += " [lattice conflict]"
     return f"{word} ({BASIS_MARK[p.basis]}, {status_label(p.status, p.evidence)}){marks}"
 
 
