@@ -29,6 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Basis, Context, Prediction, RuleSkip, Theory, Verdict, rule
+from .regular import quasi_rule
 from .rules import boppana_rule, construction_rule, reduction_rule
 
 #: The n at which the construction rules (AC0 and TC0) prove their circuit with z3, and
@@ -113,6 +114,12 @@ class AC0Theory(Theory):
         "Boppana, 'The average sensitivity of bounded-depth circuits', IPL 1997",
     )
 
+    @rule("exact automaton: quasi-aperiodicity", Basis.CONSTRUCTION)
+    def exact_automaton(self, family: str, ctx: Context):
+        """A task that gives its automaton (REGEX or DFA): quasi-aperiodic syntactic
+        morphism -> Easy, else Hard (Barrington, Compton, Straubing & Therien 1992)."""
+        return quasi_rule(self, family, ctx, model=_AC0_MODEL)
+
     @rule("verified AC0 circuit family", Basis.CONSTRUCTION)
     def construction(self, family: str, ctx: Context):
         """AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
@@ -127,6 +134,17 @@ class AC0Theory(Theory):
     def reduction(self, family: str, ctx: Context):
         """Checked projection from Parity or Majority -> Hard."""
         return reduction_rule(self, family, "ac0", ctx)
+
+    @rule("learned automaton: quasi-aperiodicity", Basis.THEOREM)
+    def learned_automaton(self, family: str, ctx: Context):
+        """The minimal automaton learned and checked up to L: quasi-aperiodic -> Easy; a
+        group among the images of words of the stable length (in a view whose domain is
+        quasi-aperiodic) -> Hard (Barrington, Compton, Straubing & Therien 1992). Last, so
+        that it only decides cells the other rules leave open."""
+        return quasi_rule(self, family, ctx, model=_AC0_MODEL, exact=False)
+
+
+_AC0_MODEL = "the regular languages in AC0 are exactly those with a quasi-aperiodic morphism"
 
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).

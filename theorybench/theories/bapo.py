@@ -52,6 +52,7 @@ from ..formal.bapo.verify import verify
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.communication import one_way_cc
 from ..formal.growth import classify_growth
+from .regular import bapo_automaton_rule
 from .rules import claim_rule
 
 #: Largest input space the b = 0 bandwidth / row-class protocol enumerate in predict.
@@ -171,6 +172,13 @@ class BAPOTheory(Theory):
                     f"declared bandwidth does not depend on n")
         return RuleSkip("library protocols are verified but their bandwidth grows with n",
                         {"protocols": by_name})
+
+    @rule("automaton protocol", Basis.CONSTRUCTION)
+    def automaton_protocol(self, family: str, ctx: Context):
+        """A regular task (its given automaton, else the learned one): f sends the state
+        after the prefix, ceil(log2 |Q|) bits, no attention; verified at every analysis n,
+        proven for a given automaton (docs/theories.md, "Regular tasks")."""
+        return bapo_automaton_rule(self, family, ctx, _ns(family, ctx))
 
     @rule("exact b=0 protocol with flat bandwidth", Basis.CONSTRUCTION)
     def row_class(self, family: str, ctx: Context):

@@ -45,11 +45,13 @@ from ..errors import ResourceLimitError
 from ..formal.mpc.algorithms import MPC_ALGORITHMS, algorithm_for, base_name, measure
 from ..formal.mpc.cycles import CYCLE_REDUCTIONS
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
+from .regular import mpc_fold_rule
 from ..formal.growth import classify_growth
 
-#: The n at which each family's algorithm is measured (valid sizes for the family).
+#: The n at which a family's algorithm is measured, each moved up to the family's next
+#: valid n (at most SNAP - 1 further).
 DEFAULT_NS = (16, 64, 256, 1024)
-GRAPH_NS = (8, 16, 32)
+SNAP = 8
 
 
 #: The simulation result the Easy cells rest on (a citation: the premise "the task is solved
@@ -69,12 +71,28 @@ LOCALITY_CHECKED = 2
 
 
 def mpc_ns(family: str) -> list[int]:
-    family = family.split(":", 1)[0]
-    if family in ("reach_directed", "reach_undirected"):
-        return list(GRAPH_NS)
-    if family == "majority":
-        return [n + 1 for n in DEFAULT_NS]
-    return list(DEFAULT_NS)
+    """The n the MPC rules measure at, from the task, never its name: the sizes the task
+    class declares for MPC (``mpc_ns``, e.g. graph tasks whose label propagation needs as
+    many rounds as the graph is long), else each of DEFAULT_NS moved up to the task's next
+    valid n (majority: odd n), else - for a task whose n is capped below them - the task's
+    training sizes and largest n."""
+    cls = tasks.family(family)
+    declared = getattr(cls, "mpc_ns", None)
+    if declared:
+        return [n for n in declared if cls.accepts(n=n)]
+    top = cls.param("n").maximum
+    out: list[int] = []
+    for target in DEFAULT_NS:
+        for n in range(target, target + SNAP):
+            if top is not None and n > top:
+                break
+            if cls.accepts(n=n):
+                out.append(n)
+                break
+    if len(out) < 3:
+        extra = [n for n in (*cls.train_ns, top) if n is not None and cls.accepts(n=n)]
+        out = sorted(set(out) | set(extra))[-len(DEFAULT_NS):]
+    return out
 
 
 @functools.lru_cache(maxsize=64)
@@ -151,6 +169,13 @@ class MPCTheory(Theory):
                 f"{by_n[ns[-1]]['checked']} samples per n): constant rounds, so "
                 f"constant transformer depth (Sanford, Hsu, Telgarsky 2024)")
         return RuleSkip(f"the algorithm's rounds grow with n ({fit.formula})", ev)
+
+    @rule("automaton fold", Basis.CONSTRUCTION)
+    def automaton_fold(self, family: str, ctx: Context):
+        """A regular task (its given automaton, else the learned one): the blocks'
+        transition functions composed up a tree, run in the simulator and checked against
+        the task on samples; O(1/delta) rounds (docs/theories.md, "Regular tasks")."""
+        return mpc_fold_rule(self, family, ctx, mpc_ns(family))
 
     @rule("checked reduction from 1-cycle vs 2-cycles", Basis.REDUCTION)
     def cycles(self, family: str, ctx: Context):

@@ -236,10 +236,13 @@ def group_witness(family: str, ctx: Context, need: str = "star-free"):
     the task's reference on u w^i z, within the check length and beyond it. Returns
     (label, learn result, witness) or a RuleSkip. Used by C-RASP's and Star-free's
     group rules (docs/theories.md §1, §4)."""
+    limit = int(ctx.options.get("monoid_limit", 20000))
+    exact = _exact_group(family, ctx, limit)
+    if exact is not None:
+        return exact
     ok, why = is_language(family)
     if not ok:
         return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
-    limit = int(ctx.options.get("monoid_limit", 20000))
     check = ctx.options.get("check_len")
     check_len = int(check) if check else None
     seen: dict[str, Any] = {}
@@ -264,6 +267,32 @@ def group_witness(family: str, ctx: Context, need: str = "star-free"):
         return RuleSkip(f"the group witness ({label}) agrees up to the check length "
                         f"{res.check_len} but not beyond it", {"witness": wit})
     return label, res, wit
+
+
+def _exact_group(family: str, ctx: Context, limit: int):
+    """The group witness of a task that gives its automaton (REGEX or DFA), or None when it
+    gives none: the task's own minimal automaton (every word of every length is in its
+    domain), compared with the task's oracle on all small inputs, and the witness words'
+    outputs recomputed from the task's automaton table."""
+    from .regular import exact_check, task_automaton
+    auto = task_automaton(family, ctx, learned=False)
+    if isinstance(auto, RuleSkip):
+        return None
+    chk = exact_check(str(family))
+    if isinstance(chk, str):
+        return RuleSkip(chk)
+    good, wit = aperiodicity(auto.dfa, limit)
+    if good:
+        return RuleSkip(f"the task's own {auto.dfa.size}-state automaton is aperiodic")
+    table = tasks.family(family).table
+    u, w, z = (_word(auto.dfa, wit[k]) for k in ("access", "word", "suffix"))
+    ref = [int(table.run(np.array([u + w * i + z], dtype=np.int64))[0])
+           for i in range(len(wit["outputs_u_w^i_z"]))]
+    wit = {**wit, "reference_outputs": ref, "reference_agrees": ref == wit["outputs_u_w^i_z"]}
+    if not wit["reference_agrees"]:
+        return RuleSkip("the group witness disagrees with the task's automaton table",
+                        {"witness": wit})
+    return "the task's own automaton", chk, wit
 
 
 # ---- checked claims of proofs/ ------------------------------------------------------------

@@ -57,6 +57,7 @@ from ..formal.brasp import ast as A
 from ..formal.brasp.check import check_on_task
 from ..formal.brasp.programs import for_task
 from ..formal.language import is_language
+from .regular import aperiodic_rule, quasi_rule
 from .rules import group_witness, sensitivity_lower_bound
 
 SOURCE = ("Yang, Chiang & Angluin, Masked hard-attention transformers recognize exactly the "
@@ -131,6 +132,19 @@ class _StarFreeBase(Theory):
         return ev
 
     # ---- rules --------------------------------------------------------------------------
+    @rule("exact automaton of the task", Basis.CONSTRUCTION)
+    def r_exact(self, family: str, ctx: Context):
+        """A task that gives its automaton (REGEX or DFA; docs/theories.md, "Regular
+        tasks"): without positions, aperiodic <=> star-free <=> B-RASP (Schutzenberger
+        1965; Yang et al. 2024); with positions, quasi-aperiodic <=> AC0 (Barrington,
+        Compton, Straubing & Therien 1992), and quasi-aperiodic languages are FO[<, MOD],
+        expressible with modular position predicates (Yang et al., section 7)."""
+        if self.positional:
+            return quasi_rule(self, family, ctx, model=(
+                "FO[<, MOD]-definable, so B-RASP with modular position predicates expresses "
+                "it, while B-RASP[pos] programs only define AC0 languages"))
+        return aperiodic_rule(self, family, ctx)
+
     @rule("verified B-RASP program", Basis.CONSTRUCTION)
     def r_program(self, family: str, ctx: Context):
         """A library program, verified against the task at every analysis n, with size and

@@ -26,6 +26,7 @@ Families with neither a builder nor a checked reduction stay Unknown.
 from __future__ import annotations
 
 from .base import Basis, Context, Theory, rule
+from .regular import solvable_rule
 from .rules import construction_rule, reduction_rule
 from .ac0 import with_z3_proofs
 
@@ -51,6 +52,13 @@ class TC0Theory(Theory):
         "J. Algorithms 8 (1987)",
     )
 
+    @rule("exact automaton: solvable groups", Basis.CONSTRUCTION)
+    def exact_automaton(self, family: str, ctx: Context):
+        """A task that gives its automaton (REGEX or DFA): only solvable groups in its
+        syntactic monoid -> Easy (ACC0, Barrington & Therien 1988); a non-solvable group ->
+        Hard, conditional on TC0 != NC1 (Barrington 1989)."""
+        return solvable_rule(self, family, ctx)
+
     @rule("verified TC0 circuit family", Basis.CONSTRUCTION)
     def construction(self, family: str, ctx: Context):
         """Threshold or AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
@@ -60,6 +68,13 @@ class TC0Theory(Theory):
     def reduction(self, family: str, ctx: Context):
         """Checked projection from an NL- or L-complete problem -> Hard, conditional."""
         return reduction_rule(self, family, "tc0", ctx)
+
+    @rule("learned automaton: solvable groups", Basis.THEOREM)
+    def learned_automaton(self, family: str, ctx: Context):
+        """The minimal automaton learned and checked up to L has only solvable groups ->
+        Easy (ACC0 inside TC0; Barrington & Therien 1988). Last, so that it only decides
+        cells the other rules leave open."""
+        return solvable_rule(self, family, ctx, exact=False)
 
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).
