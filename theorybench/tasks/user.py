@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import hashlib
 import importlib.util
 import os
 import pathlib
@@ -37,22 +36,23 @@ from typing import Any, Callable
 import numpy as np
 
 from ..errors import TaskParameterError
-from .base import Param, Task
-from .user_checks import smoke_check
-from .user_family import USER_KIND, FileTask
+from .base import Task
+from .user_family import USER_KIND, FileTask, build_family
+from .user_program import (MAX_BYTES, PROGRAM_SUFFIXES, FileSource, attach_artifacts,
+                           load_program_family)
 from .user_regular import RegularError, from_dict, from_regex
 
 REQUIRED = ("NAME", "ALPHABET", "LENGTHS")
 DEFINITIONS = ("label", "REGEX", "DFA")
-OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT")
-#: A task file is source text; anything bigger is refused before it is read.
-MAX_BYTES = 1 << 20
-_FILE_TASK = re.compile(r"^(?P<path>.+?\.py)(?=:|$)(?P<rest>.*)$", re.S)
+#: CRASP / BRASP: a program for the task (program text, or a path beside the file), checked
+#: against label before any rule uses it (:mod:`.user_artifacts`).
+OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT", "CRASP", "BRASP")
+_FILE_TASK = re.compile(r"^(?P<path>.+?\.(?:py|cr|br))(?=:|$)(?P<rest>.*)$", re.S)
 
 
 def split_file_ref(text: str) -> tuple[str, str] | None:
     """``"./mod3.py:k=3"`` -> ``("./mod3.py", ":k=3")``; None when ``text`` names no
-    ``.py`` file (a family name never ends in .py)."""
+    ``.py`` task file or ``.cr``/``.br`` program (a family name never ends so)."""
     m = _FILE_TASK.match(text.strip()) if isinstance(text, str) else None
     return (m["path"], m["rest"]) if m else None
 
@@ -66,27 +66,11 @@ def resolve_path(path: str | os.PathLike) -> pathlib.Path:
                                  "give the path of a .py task file") from None
 
 
-class _Source:
+class _Source(FileSource):
     """A task file's text, digest and the line of each top-level name (for messages)."""
 
     def __init__(self, path: pathlib.Path):
-        self.path = path
-        try:
-            if not path.is_file():  # a folder, or a device that never ends (/dev/zero)
-                raise FileNotFoundError if not path.exists() else IsADirectoryError
-            if path.stat().st_size > MAX_BYTES:
-                raise TaskParameterError(f"task file {path} is {path.stat().st_size:,} bytes, "
-                                         f"more than {MAX_BYTES:,}: not a task file")
-            self.data = path.read_bytes()
-        except FileNotFoundError:
-            raise TaskParameterError(f"task file {path} does not exist; give the path of a "
-                                     ".py task file (see docs/extending.md)") from None
-        except IsADirectoryError:
-            raise TaskParameterError(f"task file {path} is not a regular file; give the path "
-                                     "of a .py task file") from None
-        except OSError as exc:
-            raise TaskParameterError(f"task file {path}: cannot read it ({exc.strerror})") from None
-        self.digest = hashlib.sha256(self.data).hexdigest()
+        super().__init__(path)
         try:
             tree = ast.parse(self.data, str(path))
         except SyntaxError as exc:
@@ -105,13 +89,6 @@ class _Source:
                     for sub in ast.walk(t):
                         if isinstance(sub, ast.Name):
                             self.lines.setdefault(sub.id, node.lineno)
-
-    def at(self, name: str | None) -> str:
-        line = self.lines.get(name) if name else None
-        return f"{self.path}:{line}" if line else str(self.path)
-
-    def error(self, name: str | None, message: str) -> TaskParameterError:
-        return TaskParameterError(f"{self.at(name)}: {message}")
 
 
 def _import(src: _Source) -> Any:
@@ -200,29 +177,6 @@ def _lengths(src: _Source, value: Any) -> tuple[int, int]:
     return lo, hi
 
 
-def _params(src: _Source, value: Any) -> tuple[Param, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, dict):
-        raise src.error("PARAMS", 'PARAMS must be a dict name -> (lo, hi) or (lo, hi, '
-                        'default), e.g. {"k": (2, 7)}')
-    out = []
-    for key, spec in value.items():
-        if not isinstance(key, str) or not key.isidentifier() or key == "n":
-            raise src.error("PARAMS", f"parameter name {key!r} must be an identifier other "
-                            "than n (n is the input length, from LENGTHS)")
-        ints = isinstance(spec, (tuple, list)) and len(spec) in (2, 3) and all(
-            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in spec)
-        if not ints or not spec[0] <= spec[1] or (len(spec) == 3 and
-                                                    not spec[0] <= spec[2] <= spec[1]):
-            raise src.error("PARAMS", f"PARAMS[{key!r}] = {spec!r}: give (lo, hi) or (lo, hi, "
-                            "default), integers with lo <= default <= hi")
-        default = int(spec[2] if len(spec) == 3 else spec[0])
-        out.append(Param(key, int, default, f"parameter {key} of the task file {src.path.name}",
-                         minimum=int(spec[0]), maximum=int(spec[1])))
-    return tuple(out)
-
-
 def _function(src: _Source, module: Any, name: str) -> Callable | None:
     fn = getattr(module, name, None)
     if fn is not None and not callable(fn):
@@ -235,7 +189,10 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
     ``tasks.registry.load_task_file``), or a :class:`TaskParameterError` that names the
     file, the line and the fix. Runs a quick check of ``label`` at the shortest and
     longest n (shape, 0/1 values, determinism, no exception)."""
-    src = _Source(resolve_path(path))
+    resolved = resolve_path(path)
+    if resolved.suffix in PROGRAM_SUFFIXES:
+        return load_program_family(resolved)
+    src = _Source(resolved)
     module = _import(src)
     _misspelled(src, module)
     name = _require(src, module, "NAME")
@@ -272,43 +229,12 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
     description = getattr(module, "DESCRIPTION", "") or ""
     if not isinstance(description, str):
         raise src.error("DESCRIPTION", "DESCRIPTION must be a string")
-    valid = _function(src, module, "VALID")
-    cls = type(_class_name(name), (FileTask,), {
-        "name": name, "kind": USER_KIND, "output": output,
-        "summary": (description.strip().splitlines() or
-                    [f"task file {src.path.name}"])[0],
-        "alphabet": alphabet, "lengths": (lo, hi), "source": src, "table": table,
-        "definition": given[0], "definition_digest": src.digest, "origin": str(src.path),
-        "module": module, "_label_fn": _static(_function(src, module, "label")),
-        "_sample_fn": _static(_function(src, module, "sample")),
-        "_oracle_fn": _static(_function(src, module, "oracle")), "_valid_fn": _static(valid),
-        "__module__": module.__name__,
-    })
-    cls.params = (Param("n", int, lo, f"input length, {lo}..{hi}", minimum=lo, maximum=hi),
-                  *_params(src, getattr(module, "PARAMS", None)))
-    ns = [n for n in range(lo, min(hi, lo + 4096) + 1) if cls._valid_n(n)]
-    if not ns:
-        raise src.error("VALID" if valid else "LENGTHS",
-                        f"no n in LENGTHS {lo}..{hi} is valid; widen LENGTHS or fix VALID")
-    small = [n for n in ns if len(alphabet) ** n <= 1 << 16 and n >= min(4, ns[-1])] or ns[:1]
-    pick = np.unique(np.linspace(0, len(small) - 1, min(6, len(small))).round().astype(int))
-    cls.analysis_ns = tuple(small[i] for i in pick)
-    cls.train_ns = tuple(n for n in ns if n in (8, 16, 32, 64)) or tuple(dict.fromkeys(
-        (ns[0], ns[-1])))
-    default = next((n for n in ns if n >= min(8, hi)), ns[-1])
-    cls.params = (Param("n", int, default, f"input length, {lo}..{hi}", minimum=lo,
-                        maximum=hi, note="VALID(n)" if valid else ""), *cls.params[1:])
-    smoke_check(cls)
-    return cls
+    return attach_artifacts(build_family(
+        src, name, alphabet, (lo, hi), given[0], description, module=module, output=output,
+        table=table, label=_function(src, module, "label"),
+        sample=_function(src, module, "sample"), oracle=_function(src, module, "oracle"),
+        valid=_function(src, module, "VALID"), params=getattr(module, "PARAMS", None)))
 
 
-def _static(fn: Callable | None) -> Any:
-    # stored on the class, a plain function would be bound to the instance as ``self``
-    return staticmethod(fn) if fn is not None else None
-
-
-def _class_name(name: str) -> str:
-    return "".join(p.capitalize() for p in re.split(r"[_\-]", name) if p) + "Task"
-
-
-__all__ = ["USER_KIND", "FileTask", "load_family", "resolve_path", "split_file_ref"]
+__all__ = ["USER_KIND", "FileTask", "MAX_BYTES", "load_family", "resolve_path",
+           "split_file_ref"]

@@ -1,19 +1,20 @@
 """The family class of a task file (:class:`FileTask`, one subclass per file, built by
-:func:`.user.load_family`): the file's functions behind the :class:`Task` interface, with
-uniform sampling balanced when one label is rare, as the built-in families balance theirs."""
+:func:`build_family` for :func:`.user.load_family` and :mod:`.user_program`): the file's
+functions behind the :class:`Task` interface, with uniform sampling balanced when one
+label is rare, as the built-in families balance theirs."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from ..errors import TaskParameterError
 from .balance import balanced_choice, rejection_balance
-from .base import Batch, Task
-from .user_checks import call_user, check_labels
+from .base import Batch, Param, Task
+from .user_checks import call_user, check_labels, smoke_check
 from .user_regular import Table
 
 #: The kind of every family that comes from a task file.
@@ -101,9 +102,12 @@ class FileTask(Task):
             self._share = float(self.label(x).mean())
         return self._share
 
-    def draw(self, rng: np.random.Generator, count: int) -> np.ndarray:
+    def draw(self, rng: np.random.Generator, count: int, strict: bool = True) -> np.ndarray:
         """Token rows: the file's ``sample``, else uniform, label-balanced when one class
-        is rarer than :data:`RARE` (exactly, through the automaton, for REGEX/DFA)."""
+        is rarer than :data:`RARE` (exactly, through the automaton, for REGEX/DFA; exactly,
+        by enumeration, when there are at most 2^16 inputs). ``strict`` False (the
+        theories' decision view): uniform rows where a class is too rare to balance by
+        rejection, instead of an error - a check on them is weaker, never wrong."""
         n, k = self.n, len(self.alphabet)
         if self._sample_fn is not None:
             x = np.asarray(call_user(self, "sample", self._sample_fn, rng, count, n,
@@ -122,8 +126,20 @@ class FileTask(Task):
                 return self.table.sample(rng, balanced_choice(rng, count), n)
             return rng.integers(0, k, size=(count, n), dtype=np.int64)
         share = self.share_of_ones()
-        if min(share, 1 - share) >= RARE:
+        exact = k ** n <= 1 << 16  # share_of_ones enumerated every input
+        if min(share, 1 - share) >= RARE or (exact and share in (0.0, 1.0)):
+            # balanced enough; or one label only, at this n: nothing to balance
             return rng.integers(0, k, size=(count, n), dtype=np.int64)
+        if exact:  # uniform within each class, however rare (a^n b^n c^n: one word)
+            x = self.enumerate()
+            y = self.label(x)
+            want = balanced_choice(rng, count)
+            out = np.empty((count, n), dtype=np.int64)
+            for cls in (0, 1):
+                rows = np.flatnonzero(y == cls)
+                at = want == cls
+                out[at] = x[rows[rng.integers(0, len(rows), size=int(at.sum()))]]
+            return out
 
         def uniform(m):
             x = rng.integers(0, k, size=(m, n), dtype=np.int64)
@@ -131,10 +147,15 @@ class FileTask(Task):
         try:
             return rejection_balance(uniform, count, rng)[0]
         except TaskParameterError:
+            if not strict:
+                return rng.integers(0, k, size=(count, n), dtype=np.int64)
+            fix = ("give sample(rng, count, n) in the task file" if self.table is None and
+                   self.definition == "label" else
+                   f"use an n with at most {1 << 16:,} inputs (then each class is sampled "
+                   "exactly), or write a .py task file with its own sample(rng, count, n)")
             raise TaskParameterError(
                 f"{self.source.at('label')}: one label is too rare at n={n} to balance by "
-                f"rejection (share {share:.2g} of uniform inputs); give "
-                "sample(rng, count, n) in the task file") from None
+                f"rejection (share {share:.2g} of uniform inputs); {fix}") from None
 
     def sample(self, rng, count, distribution=None):
         self.resolve_distribution(distribution)
@@ -148,10 +169,81 @@ class FileTask(Task):
     def decision_view(self):
         if self.output == "final":
             return [self.whole_view("output", f"{self.name} of the {self.n} input tokens",
-                                    sample=lambda rng, count: self.draw(rng, count))]
+                                    sample=lambda rng, count: self.draw(rng, count, strict=False))]
         last = self.whole_view("last", f"{self.name}: the label at the last position",
-                               sample=lambda rng, count: self.draw(rng, count))
+                               sample=lambda rng, count: self.draw(rng, count, strict=False))
         return [dataclasses.replace(last, evaluate=lambda x: self.label(x)[:, -1])]
 
 
-__all__ = ["USER_KIND", "RARE", "FileTask"]
+def _params(src: Any, value: Any) -> tuple[Param, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise src.error("PARAMS", 'PARAMS must be a dict name -> (lo, hi) or (lo, hi, '
+                        'default), e.g. {"k": (2, 7)}')
+    out = []
+    for key, spec in value.items():
+        if not isinstance(key, str) or not key.isidentifier() or key == "n":
+            raise src.error("PARAMS", f"parameter name {key!r} must be an identifier other "
+                            "than n (n is the input length, from LENGTHS)")
+        ints = isinstance(spec, (tuple, list)) and len(spec) in (2, 3) and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in spec)
+        if not ints or not spec[0] <= spec[1] or (len(spec) == 3 and
+                                                    not spec[0] <= spec[2] <= spec[1]):
+            raise src.error("PARAMS", f"PARAMS[{key!r}] = {spec!r}: give (lo, hi) or (lo, hi, "
+                            "default), integers with lo <= default <= hi")
+        default = int(spec[2] if len(spec) == 3 else spec[0])
+        out.append(Param(key, int, default, f"parameter {key} of the task file {src.path.name}",
+                         minimum=int(spec[0]), maximum=int(spec[1])))
+    return tuple(out)
+
+
+def build_family(src: Any, name: str, alphabet: tuple[str, ...], lengths: tuple[int, int],
+                 definition: str, description: str, *, module: Any, output: str = "final",
+                 table: Any = None, label: Callable | None = None,
+                 sample: Callable | None = None, oracle: Callable | None = None,
+                 valid: Callable | None = None, params: Any = None,
+                 extra: dict[str, Any] | None = None) -> type[Task]:
+    """The :class:`FileTask` subclass of a checked definition (a task file's or a program
+    file's, :mod:`.user_program`): its sizes (analysis and training n), then the quick
+    check of :func:`.user_checks.smoke_check`. ``src`` answers ``path``, ``digest``,
+    ``at(name)`` and ``error(name, message)``; ``extra``: more class attributes."""
+    lo, hi = lengths
+    cls = type(_class_name(name), (FileTask,), {
+        "name": name, "kind": USER_KIND, "output": output,
+        "summary": (description.strip().splitlines() or
+                    [f"task file {src.path.name}"])[0],
+        "alphabet": alphabet, "lengths": (lo, hi), "source": src, "table": table,
+        "definition": definition, "definition_digest": src.digest, "origin": str(src.path),
+        "module": module, "_label_fn": _static(label), "_sample_fn": _static(sample),
+        "_oracle_fn": _static(oracle), "_valid_fn": _static(valid),
+        "__module__": module.__name__, **(extra or {}),
+    })
+    cls.params = (Param("n", int, lo, f"input length, {lo}..{hi}", minimum=lo, maximum=hi),
+                  *_params(src, params))
+    ns = [n for n in range(lo, min(hi, lo + 4096) + 1) if cls._valid_n(n)]
+    if not ns:
+        raise src.error("VALID" if valid else "LENGTHS",
+                        f"no n in LENGTHS {lo}..{hi} is valid; widen LENGTHS or fix VALID")
+    small = [n for n in ns if len(alphabet) ** n <= 1 << 16 and n >= min(4, ns[-1])] or ns[:1]
+    pick = np.unique(np.linspace(0, len(small) - 1, min(6, len(small))).round().astype(int))
+    cls.analysis_ns = tuple(small[i] for i in pick)
+    cls.train_ns = tuple(n for n in ns if n in (8, 16, 32, 64)) or tuple(dict.fromkeys(
+        (ns[0], ns[-1])))
+    default = next((n for n in ns if n >= min(8, hi)), ns[-1])
+    cls.params = (Param("n", int, default, f"input length, {lo}..{hi}", minimum=lo,
+                        maximum=hi, note="VALID(n)" if valid else ""), *cls.params[1:])
+    smoke_check(cls)
+    return cls
+
+
+def _static(fn: Callable | None) -> Any:
+    # stored on the class, a plain function would be bound to the instance as ``self``
+    return staticmethod(fn) if fn is not None else None
+
+
+def _class_name(name: str) -> str:
+    return "".join(p.capitalize() for p in re.split(r"[_\-]", name) if p) + "Task"
+
+
+__all__ = ["USER_KIND", "RARE", "FileTask", "build_family"]
