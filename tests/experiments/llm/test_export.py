@@ -35,7 +35,11 @@ def test_multiple_choice_export(tmp_path):
     assert (cfg["doc_to_text"], cfg["doc_to_choice"], cfg["doc_to_target"]) == \
         ("query", "choices", "gold")
     assert cfg["target_delimiter"] == " " and cfg["fewshot_split"] == "test"
-    assert [m["metric"] for m in cfg["metric_list"]] == ["acc", "acc_norm"]
+    assert cfg["process_results"] == "!function theorybench_lmeval.process_results"
+    metrics = {m["metric"]: m["aggregation"] for m in cfg["metric_list"]}
+    assert metrics == {"acc": "mean", "acc_norm": "mean",
+                       **{m: f"!function theorybench_lmeval.{m}" for m in
+                          ("chance", "calibrated_accuracy", "balanced_accuracy", "auc")}}
     rows = [json.loads(line) for line in data.read_text().splitlines()]
     insts = PromptBuilder("parity", 6, {}, 4).instances(10, seed=2)
     assert [r["prompt"] for r in rows] == [i.text() for i in insts]
@@ -60,12 +64,24 @@ def test_options_give_distinct_names_and_one_group(tmp_path):
     assert group["group"] == "theorybench" and sorted(group["task"]) == sorted(names)
 
 
+def test_three_answers_have_no_auc(tmp_path):
+    y, _ = export_lm_eval("khop", 6, tmp_path, k=2, count=3)
+    names = [m["metric"] for m in _read(y)["metric_list"]]
+    assert "auc" not in names and "calibrated_accuracy" in names
+
+
 def test_generation_export(tmp_path):
     y, data = export_lm_eval("binary_add", 3, tmp_path, k=2, count=3)
     cfg = _read(y)
     assert cfg["output_type"] == "generate_until"
     assert cfg["generation_kwargs"]["until"] == ["\n"]
-    assert cfg["metric_list"][0]["regexes_to_ignore"] == ["\\s"]
+    assert cfg["process_results"] == "!function theorybench_lmeval.process_generate"
+    assert [m["metric"] for m in cfg["metric_list"]] == \
+        ["exact_match", "chance", "balanced_accuracy"]
+    # a sequence answer is generated whatever the scoring asked: one export, one name
+    assert "_generate_" in y.stem
+    assert export_lm_eval("binary_add", 3, tmp_path, k=2, count=3, scoring="generate",
+                          force=True)[0] == y
     rows = [json.loads(line) for line in data.read_text().splitlines()]
     assert all(r["gold"] == -1 and len(r["target"].split()) == 4 for r in rows)
 

@@ -55,6 +55,10 @@ def test_plain_export_scores_as_the_line(tiny, tiny_dir, tmp_path, task, n):
     assert results["acc,none"] == pytest.approx(ours["metrics"]["acc"])
     assert results["acc_stderr,none"] == pytest.approx(ours["metrics"]["acc_stderr"])
     assert results["acc_norm,none"] == pytest.approx(ours["metrics"]["acc_norm"])
+    # the line's other metrics, computed by the export's own functions inside lm-eval
+    two = len(ours["records"][0]["choices"]) == 2
+    for m in ("chance", "calibrated_accuracy", "balanced_accuracy") + (("auc",) if two else ()):
+        assert results[f"{m},none"] == pytest.approx(ours["metrics"][m]), m
 
 
 def test_num_fewshot_takes_the_first_examples(tiny_dir, tmp_path):
@@ -92,6 +96,9 @@ def test_generate_export_uses_exact_match(tiny, tiny_dir, tmp_path):
                                 scoring="generate", parser="exact_match"), backend=tiny)
     assert [s["resps"][0][0] for s in samples] == [r["answer"] for r in ours["records"]]
     assert results["exact_match,none"] == pytest.approx(ours["metrics"]["accuracy"])
+    assert results["exact_match_stderr,none"] == pytest.approx(ours["metrics"]["acc_stderr"])
+    for m in ("chance", "balanced_accuracy"):
+        assert results[f"{m},none"] == pytest.approx(ours["metrics"][m]), m
     assert ours["metrics"]["parser"] == "exact_match"
 
 

@@ -18,14 +18,19 @@ of :func:`prompts.chat_messages`. A template whose example is not its query, ans
 and answer (a user's prompt file) cannot be rebuilt that way: its examples stay in the
 prompt (``num_fewshot: 0``, ``doc_to_text: prompt``).
 
-Classification tasks export as ``multiple_choice`` (metrics ``acc`` and ``acc_norm``) with
-``target_delimiter`` = the template's answer prefix, so the harness scores exactly the
-context/continuation pairs of ``loglik`` scoring; sequence tasks (and ``scoring="generate"``)
-as ``generate_until`` with the template's stop sequences and lm-eval's ``exact_match``
-ignoring whitespace (parser ``exact_match`` of :mod:`.scoring`).
+Classification tasks export as ``multiple_choice`` with ``target_delimiter`` = the
+template's answer prefix, so the harness scores exactly the context/continuation pairs of
+``loglik`` scoring; metrics ``acc``, ``acc_norm``, ``chance``, ``calibrated_accuracy``,
+``balanced_accuracy`` and (two answers) ``auc``, as :func:`.scoring.metrics` defines them.
+Sequence tasks (and ``scoring="generate"``) export as ``generate_until`` with the template's
+stop sequences; metrics lm-eval's ``exact_match`` ignoring whitespace (parser
+``exact_match`` of :mod:`.scoring`), ``chance`` and ``balanced_accuracy``. The metrics are
+computed by ``process_results`` and aggregation functions of the folder's module
+(:mod:`.lmeval_module`); lm-eval gives standard errors for the means (``acc``,
+``acc_norm``, ``exact_match``) only.
 
-The data are read by ``theorybench_lmeval.load`` (``custom_dataset``), relative to the
-folder, so the folder can be moved. Every option that changes the prompts or the scoring
+The data are read by ``theorybench_lmeval.load`` (``custom_dataset``, lm-eval 0.4.9 or
+later), relative to the folder, so the folder can be moved. Every option that changes the prompts or the scoring
 is in the task name; the group YAML (``theorybench.yaml`` by default) lists every task
 exported into the folder.
 """
@@ -39,38 +44,10 @@ from pathlib import Path
 
 from ...errors import ConfigError
 from ...safe_io import atomic_open, atomic_write, check_output
+from .lmeval_module import MARK, SOURCE as _LOADER_SOURCE
 from .prompts import PromptBuilder, description, load_prompts
 
 LOADER = "theorybench_lmeval"
-_LOADER_SOURCE = '''"""Written by theorybench (llm export): lm-eval reads the exported tasks
-through this module, so the folder can be moved. Nothing else imports it."""
-import json
-from pathlib import Path
-
-from lm_eval.api.samplers import ContextSampler
-
-HERE = Path(__file__).resolve().parent
-
-
-def load(data_file, **kwargs):
-    """The test split of a task, read from the JSONL beside this module."""
-    import datasets
-
-    with open(HERE / data_file, encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    return datasets.DatasetDict({"test": datasets.Dataset.from_list(rows)})
-
-
-class Shots(ContextSampler):
-    """Each document's own examples (its "shots"), the first n of them, in order."""
-
-    def sample(self, n, eval_doc=None, df=None, **kwargs):
-        shots = list(eval_doc["shots"]) if eval_doc is not None else []
-        if n > len(shots):
-            raise ValueError(f"this export holds {len(shots)} examples per prompt; "
-                             f"ask for --num_fewshot {len(shots)} or fewer")
-        return shots[:n]
-'''
 
 
 def _q(s) -> str:
@@ -112,6 +89,8 @@ def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None =
     b = PromptBuilder(task, n, dict(params or {}), k, template, order, ps)
     if scoring not in ("loglik", "generate"):
         raise ConfigError(f"unknown scoring {scoring!r}; scorings: loglik, generate")
+    if not b.choices:
+        scoring = "generate"  # a sequence answer has no choices to score: one export
     insts = b.instances(count, seed)
     name = task_name(task, n, params, k, template, order, seed, count, scoring, chat, system)
     # lm-eval rebuilds the prompt from the examples only when an example reads as the
@@ -125,8 +104,16 @@ def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None =
     out.mkdir(parents=True, exist_ok=True)
     data, yaml = out / f"{name}.jsonl", out / f"{name}.yaml"
     loader, group_yaml = out / f"{LOADER}.py", out / f"{group}.yaml"
-    ours = _read(loader) == _LOADER_SOURCE  # written by an earlier export: kept as it is
-    for path in (data, yaml, group_yaml) + (() if ours else (loader,)):
+    found = _read(loader)
+    ours = found == _LOADER_SOURCE  # written by an earlier export: kept as it is
+    # an older version of it is replaced (the new one serves the older YAMLs as well);
+    # a module of the same name that is not ours is not replaced without --force
+    older = found is not None and found.startswith(MARK) and not ours
+    if found is not None and not found.startswith(MARK) and not force:
+        raise ConfigError(f"{loader} exists and was not written by theorybench; exports "
+                          f"need that name for their module: choose another --out or pass "
+                          f"--force")
+    for path in (data, yaml, group_yaml) + (() if ours or older else (loader,)):
         check_output(path, force=force)
     with atomic_open(data) as f:
         for i in insts:
@@ -157,19 +144,24 @@ def export_lm_eval(task: str, n: int, out_dir: str | Path, params: dict | None =
     if mc:
         lines += ["output_type: multiple_choice", "doc_to_choice: choices",
                   "doc_to_target: gold", f"target_delimiter: {_q(b.answer_prefix)}",
-                  "metric_list:"]
-        for metric in ("acc", "acc_norm"):
-            lines += [f"  - metric: {metric}", "    aggregation: mean",
-                      "    higher_is_better: true"]
+                  f"process_results: !function {LOADER}.process_results"]
+        metrics = ["acc", "acc_norm", "chance", "calibrated_accuracy", "balanced_accuracy"]
+        metrics += ["auc"] if len(b.choices) == 2 else []
     else:
         budget = max_new_tokens or (8 if b.choices else
                                     2 * max(len(i.target.split()) for i in insts) + 8)
         lines += ["output_type: generate_until", "doc_to_target: target",
                   f"target_delimiter: {_q(b.answer_prefix)}", "generation_kwargs:",
                   f"  until: {json.dumps(list(b.stop))}", "  do_sample: false",
-                  f"  max_gen_toks: {budget}", "metric_list:", "  - metric: exact_match",
-                  "    aggregation: mean", "    higher_is_better: true",
-                  f"    regexes_to_ignore: {json.dumps([chr(92) + 's'])}"]
+                  f"  max_gen_toks: {budget}",
+                  f"process_results: !function {LOADER}.process_generate"]
+        metrics = ["exact_match", "chance", "balanced_accuracy"]
+    lines.append("metric_list:")
+    for metric in metrics:
+        mean = metric in ("acc", "acc_norm", "exact_match")  # lm-eval's stderr: means only
+        lines += [f"  - metric: {metric}",
+                  "    aggregation: " + ("mean" if mean else f"!function {LOADER}.{metric}"),
+                  f"    higher_is_better: {'false' if metric == 'chance' else 'true'}"]
     lines += ["metadata:", "  version: 2.0"]
     atomic_write(yaml, "\n".join(lines) + "\n")
     _add_to_group(group_yaml, group, name)

@@ -86,10 +86,15 @@ def parse_answer(text: str, choices, vocab=None, parser: str = "first_word"):
 
 
 def _auc(pos: np.ndarray, neg: np.ndarray) -> float | None:
+    """P(pos > neg) + P(pos = neg) / 2 over all pairs, counted by binary search in the
+    sorted negatives (a pairwise matrix would need count^2 / 4 cells: 2.5e9 at the
+    100,000 prompts ``--limit`` allows)."""
     if not len(pos) or not len(neg):
         return None
-    diff = pos[:, None] - neg[None, :]
-    return float(((diff > 0).sum() + 0.5 * (diff == 0).sum()) / diff.size)
+    neg = np.sort(neg)
+    below = np.searchsorted(neg, pos, side="left")
+    ties = np.searchsorted(neg, pos, side="right") - below
+    return float((below.sum() + 0.5 * ties.sum()) / (len(pos) * len(neg)))
 
 
 def metrics(records: list[dict], choices) -> dict:
