@@ -92,11 +92,11 @@ def predict_one(theory: str, family: "TaskRef | str", ctx: Context | None = None
     """The cell of ``theory`` on ``family``, the same as in :func:`predict_matrix`: the
     cells of the columns joined to it by an inclusion (:mod:`.lattice`) are computed too
     (through ``ctx.cache``) and the inclusions applied."""
-    name = resolve_theories([theory])[0]
+    obj = registry.theory(theory)          # refuses an unknown name, with the known ones
     fam = resolve_families([family])[0]
     ctx = _context(ctx)
-    classes = registry.theories()
-    return _row(fam, [name], ctx, {}, classes, own_errors=name)[name]
+    return _row(fam, [theory], ctx, {theory: obj}, registry.theories(),
+                own_errors=theory)[theory]
 
 
 def _cell(name: str, fam: TaskRef, ctx: Context, objs: dict[str, Theory], classes,
@@ -106,7 +106,7 @@ def _cell(name: str, fam: TaskRef, ctx: Context, objs: dict[str, Theory], classe
     key = ("cell", name, fam)
     if ctx.cache is not None and key in ctx.cache:
         return ctx.cache[key]
-    obj = objs.get(name) or objs.setdefault(name, classes[name]())
+    obj = objs[name] if name in objs else objs.setdefault(name, classes[name]())
     out = obj.predict(fam, ctx) if raising else _safe_predict(obj, fam, ctx)
     if ctx.cache is not None:
         ctx.cache[key] = out
