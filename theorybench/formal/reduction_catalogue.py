@@ -67,6 +67,12 @@ class Entry:
     inclusion: the map is declared to be the inclusion of a smaller instance space (the
               identity on token arrays); the check must confirm a proper inclusion.
     main_only: the map preserves only the main decision function (per-position tasks).
+    searched: found by :mod:`theorybench.formal.search.reductions` (not stated by hand);
+              then ``letter_map`` (source token -> target token, the same at every
+              position), ``positions`` ("identity": output j reads input j; "reversal")
+              and ``coverage`` (which lengths of the two tasks the map covers) say what it
+              is. An identity on token arrays between two *different* task definitions is
+              a map like any other here: the two functions agree on every checked input.
     """
 
     name: str
@@ -84,6 +90,11 @@ class Entry:
     inclusion: bool = False
     main_only: bool = False
     extra_target_params: Callable[[int], dict[str, Any]] = field(default=lambda n: {})
+    searched: bool = False
+    letter_map: dict[str, str] | None = None
+    positions: str = ""
+    coverage: str = ""
+    _checks: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
         if self.blowup not in BLOWUPS:
@@ -108,8 +119,19 @@ class Entry:
 
     def check(self, samples: int = 2000, seed: int = 0,
               exhaustive_limit: int = 1 << 16) -> ReductionCheck:
-        """Run the check at every n of ``ns`` (cached per arguments)."""
-        return _cached_check(self.name, samples, seed, exhaustive_limit)
+        """Run the check at every n of ``ns`` (cached per entry and arguments)."""
+        key = (samples, seed, exhaustive_limit)
+        if key not in self._checks:
+            self._checks[key] = self.reduction().check(
+                self.ns, samples=samples, rng=np.random.default_rng(seed),
+                exhaustive_limit=exhaustive_limit)
+        return self._checks[key]
+
+    @property
+    def position_preserving(self) -> bool:
+        """A searched letter map with identity positions: output token j is the image of
+        input token j under one letter map (the same at every position)."""
+        return self.searched and self.letter_map is not None and self.positions == "identity"
 
     def problems(self, chk: ReductionCheck) -> list[str]:
         """Why the check does not support this entry (empty when it does)."""
@@ -118,7 +140,9 @@ class Entry:
             out.append(f"labels not preserved or invalid images: {chk.counterexample}")
         if self.kind == "projection" and not chk.is_projection:
             out.append("an output token depends on two input positions")
-        if chk.is_identity and not (self.inclusion and chk.is_inclusion):
+        distinct = self.source_label != self.target_label
+        if chk.is_identity and not (self.inclusion and chk.is_inclusion) and not (
+                self.searched and distinct):
             out.append("the map is the identity on the instances and not a checked proper "
                        "inclusion of instance spaces: the task is the source problem itself "
                        "(a premise check, not a reduction)")
@@ -135,6 +159,8 @@ class Entry:
              "size": self.size_formula, "blowup": self.blowup, "kind": self.kind,
              "inclusion": self.inclusion, "main_decision_function_only": self.main_only,
              "doc": self.doc, "ns": list(self.ns),
+             **({"searched": True, "letter_map": self.letter_map, "positions": self.positions,
+                 "coverage": self.coverage} if self.searched else {}),
              "sizes": {n: self.size(n) for n in self.ns}}
         if chk is not None:
             d["check"] = {k: v for k, v in chk.to_dict().items() if k != "by_n"}
@@ -301,13 +327,6 @@ def entry(name: str) -> Entry:
             return e
     raise TaskParameterError(f"no catalogue reduction named {name!r}; known: "
                              f"{'; '.join(e.name for e in catalogue())}")
-
-
-@functools.lru_cache(maxsize=64)
-def _cached_check(name: str, samples: int, seed: int, limit: int) -> ReductionCheck:
-    e = entry(name)
-    return e.reduction().check(e.ns, samples=samples, rng=np.random.default_rng(seed),
-                               exhaustive_limit=limit)
 
 
 def into(label: str) -> list[Entry]:

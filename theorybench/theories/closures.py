@@ -47,6 +47,24 @@ A map that preserves only a per-position task's main decision function (khop: th
 the last position) is not applied to cells, whose verdicts are about every position.
 Only direct catalogue edges are used (no chains), and only between the matrix's default
 rows and the task asked for, so ``predict`` of one cell agrees with the matrix.
+
+Searched maps. For a task not shipped with theorybench (a task file, an entry point, a
+family registered by user code), the rule also uses the maps that
+:mod:`theorybench.formal.search.reductions` finds between it and the shipped rows of
+``ctx.universe`` (letter maps with identity or reversed positions, checked on every input
+up to N; at best ``verified <= N``). The search is not run for the shipped rows: their
+cells come from their own rules and the static catalogue, which keeps the default matrix
+as it was and ``predict`` over it as fast. Besides the closures above, a searched letter
+map with identity positions (output token j = phi(input token j), one phi for every
+position) is admitted by:
+
+* crasp - both directions: C-RASP is closed under inverse homomorphisms (Yang, Veseli et
+  al., cited in :mod:`.crasp`); for a letter-to-letter map the program for T with each
+  token test Q_a replaced by the OR of Q_b over the letters b that phi sends to a decides
+  S (immediate).
+* star_free, star_free_pos - both directions: the same substitution in a star-free
+  expression or a B-RASP[pos] program (star-free languages form a variety, closed under
+  inverse morphisms: Schützenberger 1965, Eilenberg 1976).
 """
 
 from __future__ import annotations
@@ -57,7 +75,8 @@ from typing import Any
 from .. import tasks
 from ..formal import reduction_catalogue as RC
 from ..formal.reduction_catalogue import BLOWUPS
-from ..registry import Registry
+from ..registry import BUILTIN, Registry
+from ..tasks import TaskRef
 from .prediction import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
                          to_jsonable)
 from .universe import default_tasks
@@ -82,6 +101,12 @@ class Closure:
         """None if the map is of this closure's kind, else why not."""
         if BLOWUPS.index(entry.blowup) > BLOWUPS.index(self.max_blowup):
             return f"blow-up {entry.blowup} exceeds {self.max_blowup}"
+        if self.maps == "letter":
+            if not getattr(entry, "position_preserving", False):
+                return "not a searched letter map with identity positions"
+            if not _reads_own_position(chk):
+                return "the check saw an output token read another position"
+            return None
         if self.maps == "inclusion":
             return None if chk.is_inclusion else "not an inclusion of instance spaces"
         if entry.kind != "projection" or not chk.is_projection:
@@ -103,6 +128,9 @@ _CIRCUITS = ("closed under polynomial-size projections (Skyum & Valiant 1985): e
              "polynomial-size depth-2 circuit per bit, substituted below T's circuit)")
 _INCL = ("closed under restriction to a sub-alphabet: a program for T with its token tests "
          "for letters outside S's alphabet replaced by false decides S (immediate)")
+_LETTER = ("closed under inverse letter-to-letter maps: a program for T with each token "
+           "test Q_a replaced by the OR of Q_b over the letters b the map sends to a decides "
+           "S (immediate)")
 _SHIPPED_CLOSURES: dict[str, tuple[Closure, ...]] = {
     "ac0": (Closure("projection", easy=True, why="AC0 is " + _CIRCUITS),),
     "tc0": (Closure("projection", easy=True, why="TC0 is " + _CIRCUITS),),
@@ -116,17 +144,26 @@ _SHIPPED_CLOSURES: dict[str, tuple[Closure, ...]] = {
                          "BAPO definition cited)"),),
     "crasp": (Closure("inclusion", easy=True, max_blowup="identity",
                       why="C-RASP is " + _INCL),
+              Closure("letter", easy=True, max_blowup="identity",
+                      why="C-RASP is closed under inverse homomorphisms (Yang, Veseli et "
+                          "al.; cited): in particular it is " + _LETTER),
               Closure("split-preserving", hard_arguments=("one-way communication",),
                       why="the one-way communication lower bound transfers through a "
                           "split-preserving map: images of conflicting prefixes of S "
                           "conflict for T at the image split, and L' <= poly(L)")),
     "star_free": (Closure("inclusion", easy=True, max_blowup="identity",
                           why="star-free languages are " + _INCL),
+                  Closure("letter", easy=True, max_blowup="identity",
+                          why="star-free languages form a variety, closed under inverse "
+                              "morphisms (Schützenberger 1965; Eilenberg 1976): they are "
+                              + _LETTER),
                   Closure("split-preserving", hard_arguments=("residual classes grow",),
                           why="growing residual (Myhill-Nerode) classes transfer through a "
                               "split-preserving map, as a one-way communication bound does")),
     "star_free_pos": (Closure("inclusion", easy=True, max_blowup="identity",
-                              why="B-RASP[pos] is " + _INCL),),
+                              why="B-RASP[pos] is " + _INCL),
+                      Closure("letter", easy=True, max_blowup="identity",
+                              why="B-RASP[pos] is " + _LETTER),),
     "sensitivity": (),
 }
 #: theory name -> the closures its cells transfer under (the registry idiom; a user theory
@@ -143,6 +180,13 @@ def closures_of(theory) -> tuple[Closure, ...]:
     if own is not None:
         return tuple(own)
     return CLOSURES.get(theory.name) if theory.name in CLOSURES else ()
+
+
+def _reads_own_position(chk) -> bool:
+    """Every checked output token j was seen to depend on input token j or on none."""
+    return bool(chk.by_n) and all(
+        c.dependency is not None and c.source_length == c.target_length
+        and all(d in (j, -1) for j, d in enumerate(c.dependency)) for c in chk.by_n)
 
 
 # ---- the rule ---------------------------------------------------------------------------
@@ -216,9 +260,15 @@ def catalogue_rule(theory, family: str, ctx: Context, own_of) -> Prediction | Ru
     near = set(universe(family, ctx))
     cands = [("hard", e) for e in RC.into(family) if e.source_label in near]
     cands += [("easy", e) for e in RC.out_of(family) if e.target_label in near]
+    found = searched(family, ctx)
+    if found is not None:
+        cands += [("hard", e) for e in found.into(family)]
+        cands += [("easy", e) for e in found.out_of(family)]
     if not cands:
         return RuleSkip(f"no catalogue reduction into or out of {family} among the matrix's "
-                        "tasks")
+                        "tasks" + (f"; the reduction search found no map ({found.evaluations:,}"
+                                   f" label evaluations)" if found is not None else ""),
+                        {"search": found.to_dict()} if found is not None else {})
     fired: list[tuple[str, Any, Any, Prediction, Closure, Status, dict]] = []
     notes = []
     for direction, e in cands:
@@ -290,6 +340,13 @@ def catalogue_rule(theory, family: str, ctx: Context, own_of) -> Prediction | Ru
           "reduction_status": f"verified ≤ {chk.verified_up_to} (source n)",
           "other_reductions": [f"{d}: {x.name}" for d, x, *_ in fired[1:]], **extra}
     arrow = f"{other} -> {family}" if direction == "hard" else f"{family} -> {other}"
+    if e.searched:
+        ev["search"] = {"found_by": "formal/search/reductions.py", "letter_map": e.letter_map,
+                        "positions": e.positions, "coverage": e.coverage,
+                        "checked": f"every input at n = {list(e.ns)}",
+                        "status_note": f"at best verified ≤ {chk.verified_up_to}: the map was "
+                                       "found by search and checked on every input up to "
+                                       f"n = {chk.verified_up_to}, not proved for all n"}
     if chk.is_inclusion:
         ev["map"] = ("the inclusion of the source's instances into the target's: the identity "
                      "on token arrays, the source's instance space a proper subset of the "
@@ -303,5 +360,21 @@ def catalogue_rule(theory, family: str, ctx: Context, own_of) -> Prediction | Ru
     return Prediction(theory.name, family, verdict, Basis.REDUCTION, status, ev, expl)
 
 
+def shipped(family: str) -> bool:
+    """Whether the task's family ships with theorybench (its registry origin)."""
+    return tasks.registry.FAMILIES.origin(TaskRef.of(family).family) == BUILTIN
+
+
+def searched(family: str, ctx: Context | None = None):
+    """The reduction search's result for a task not shipped with theorybench, against the
+    shipped rows of the universe (cached by the identities of both); None for a shipped
+    task (module docstring)."""
+    if shipped(family):
+        return None
+    from ..formal.search.reductions import search
+    rows = [r for r in universe(family, ctx) if r != family and shipped(r)]
+    return search(family, rows)
+
+
 __all__ = ["Closure", "CLOSURES", "closures_of", "catalogue_rule", "universe", "RULE_NAME",
-           "MPC_FANOUT"]
+           "MPC_FANOUT", "searched", "shipped"]
