@@ -1,6 +1,7 @@
 // name: anbncn
 // alphabet: a b c
 // lengths: 1 30
+// description: a^n b^n c^n for n >= 1 (the language of the public C-RASP interpreter's count3)
 // a^n b^n c^n (n >= 1): the public C-RASP interpreter's count3 language, written in our
 // .cr syntax. Three prefix counts say that the numbers of a, b and c are equal; two more
 // count the positions that break the order a* b* c* (an a after a b or c, a b after a c).

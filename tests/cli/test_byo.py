@@ -1,0 +1,108 @@
+"""`theorybench byo`: the page (verdicts, programs, training), the run store keyed by the
+task's definition, and the outputs that are refused before any work."""
+
+from __future__ import annotations
+
+import pathlib
+import sqlite3
+
+import pytest
+
+from theorybench.cli import byo
+from theorybench.formal.brasp.programs import PROGRAMS as BRASP_PROGRAMS
+from theorybench.formal.crasp.programs import PROGRAMS as CRASP_PROGRAMS
+from theorybench.tasks import registry
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples" / "tasks"
+
+TASK = '''NAME = "has_a"
+ALPHABET = ("a", "b")
+LENGTHS = (1, 12)
+
+
+def label(x):
+    return (x == 0).any(axis=1)
+'''
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch):
+    monkeypatch.setenv(registry.ENV, "")
+    with registry.FAMILIES.scoped(), CRASP_PROGRAMS.scoped(), BRASP_PROGRAMS.scoped():
+        yield
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """A budget of a few training steps and small exact checks: the test is about the
+    plumbing, not the verdicts."""
+    monkeypatch.setitem(byo.BUDGETS, "quick", byo.Budget(
+        max_n=6, time_limit_s=5.0, steps=20, prove_timeout_s=5.0, train_max_n=8))
+
+
+def test_byo_on_the_anbncn_program(cli, tmp_path, tiny):
+    out = tmp_path / "page"
+    code, text, err = cli("byo", EXAMPLES / "anbncn.cr", "--out", out, "--no-train")
+    assert code == 0, err
+    md = (out / "anbncn.md").read_text()
+    assert "| crasp | Easy (con, verified" in md
+    assert "| C-RASP | C-RASP | " + str(EXAMPLES / "anbncn.cr") in md
+    assert "compiled softmax transformer" in md and "verified on all" in md
+    assert "Skipped (--no-train)." in md
+    page = (out / "anbncn.html").read_text()
+    assert page.startswith("<!doctype html>") and "<details><summary>Easy (con" in page
+    assert "program: C-RASP (C-RASP) from" in text and "page: " in text
+
+
+@pytest.mark.usefixtures("one_torch_thread", "tiny")
+def test_byo_trains_once_per_definition(cli, tmp_path):
+    task = tmp_path / "has_a.py"
+    task.write_text(TASK)
+    out = tmp_path / "page"
+    code, text, err = cli("byo", task, "--out", out)
+    assert code == 0, err
+    assert "trained n=7:" in text and "trained n=8:" in text   # train_ns first, then the largest
+    md = (out / "has_a.md").read_text()
+    assert "(2 trained now, 0 already there for this definition)" in md
+    code, text, _ = cli("byo", task, "--out", out)
+    assert code == 0 and "2 run(s) already in" in text
+    task.write_text(TASK + "# edited: a new definition\n")
+    code, text, _ = cli("byo", task, "--out", out)
+    assert code == 0 and "already in" not in text
+    assert "(2 trained now, 0 already there" in (out / "has_a.md").read_text()
+    with sqlite3.connect(out / "runs.sqlite") as con:
+        assert con.execute("SELECT COUNT(*) FROM runs WHERE status='done'").fetchone()[0] == 4
+
+
+def test_byo_reports_a_supplied_program_outside_plain_crasp(cli, tmp_path, tiny):
+    task = tmp_path / "first_a.py"
+    task.write_text(TASK.replace("has_a", "first_a").replace("(x == 0).any(axis=1)",
+                                                               "x[:, 0] == 0"))
+    (tmp_path / "first_a.cr").write_text(
+        '// alphabet: a b\n#import first\nf = # ("a" && first)\nout = f == 1\n')
+    code, text, err = cli("byo", task, "--out", tmp_path / "p", "--no-train")
+    assert code == 0, err
+    assert ("program: C-RASP (C-RASP[periodic, local]) from " + str(tmp_path / "first_a.cr")
+            + ", supplied with the task; evidence for: no column") in text
+    md = (tmp_path / "p" / "first_a.md").read_text()
+    assert "not attempted: `crasp prove` handles plain C-RASP" in md
+
+
+def test_byo_refuses_before_any_work(cli, tmp_path, tiny):
+    task = tmp_path / "has_a.py"
+    task.write_text(TASK)
+    code, _, err = cli("byo", "parity", "--no-train")
+    assert code == 2 and "is not a task file: byo takes the path of a .py task file" in err
+    code, _, err = cli("byo", task, "--out", task, "--no-train")
+    assert code == 2 and "is a file; give a folder" in err
+    out = tmp_path / "page"
+    out.mkdir()
+    store = out / "has_a.md"   # a results store where the page would go
+    sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.commit()
+    before = store.read_bytes()
+    code, _, err = cli("byo", task, "--out", out, "--no-train")
+    assert code == 2 and "is an existing results store" in err and "Traceback" not in err
+    assert store.read_bytes() == before and not (out / "has_a.html").exists()
+    code, _, err = cli("byo", task, "--out", out, "--no-train", "--force")
+    assert code == 0, err
+    assert (out / "has_a.md").read_text().startswith("# theorybench byo: has_a")
