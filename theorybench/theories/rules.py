@@ -20,6 +20,7 @@ from ..formal.automata import aperiodicity, find_failing_view
 from ..formal.language import is_language
 from ..formal.sensitivity import average_sensitivity
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
+from .regular import exact_check, task_automaton
 from ..formal.growth import classify_growth
 from ..formal.circuits.hardness import checked
 from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
@@ -274,7 +275,6 @@ def _exact_group(family: str, ctx: Context, limit: int):
     gives none: the task's own minimal automaton (every word of every length is in its
     domain), compared with the task's oracle on all small inputs, and the witness words'
     outputs recomputed from the task's automaton table."""
-    from .regular import exact_check, task_automaton
     auto = task_automaton(family, ctx, learned=False)
     if isinstance(auto, RuleSkip):
         return None

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ResourceLimitError, TaskParameterError
-from .scan import _levels, compose, tree_fold
+from .scan import compose, tree_fold
 from .simulator import FILL, MPC, Network, Step
 
 #: Default memory constant (the algorithms' C_DEFAULT): s = ceil(c N^delta).
@@ -72,7 +72,10 @@ def fold_rounds(N: int, states: int, delta: float, c: float, share: float = 0.5)
     if F < 2:
         raise ResourceLimitError(f"s = {mpc.s} words hold fewer than two {states}-word "
                                  f"transition functions (N={N}); raise c")
-    return len(_levels(mpc.machines_for(mpc.block_for(share)), F)) - 1
+    machines, levels = mpc.machines_for(mpc.block_for(share)), 0
+    while machines > 1:                  # the tree of scan.tree_fold: one round per level
+        machines, levels = -(-machines // F), levels + 1
+    return levels
 
 
 def measure_automaton(task, x: np.ndarray, want: np.ndarray, program, states: int,
