@@ -142,9 +142,10 @@ EDGES: tuple[Edge, ...] = (
                "and j only: a DNF over their one-hot bits of size O(n^2) per pair (i, j). "
                "An attention statement 'P(i) = the value at the leftmost (rightmost) j in "
                "the mask with score(i, j), else default(i)' is first(i, j) = score(i, j) "
-               "AND the AND over j' before j in the mask of NOT score(i, j'), then P(i) = "
-               "OR_j (first(i, j) AND value(i, j)) OR (AND_j NOT score(i, j) AND "
-               "default(i)): constant depth, O(n^2) gates per statement beyond the score's. "
+               "AND the AND of NOT score(i, j') over the j' in the mask that the attention "
+               "prefers to j (left of j for leftmost, right of j for rightmost), then P(i) = "
+               "OR_j (first(i, j) AND value(i, j)) OR (default(i) AND the AND over the j in "
+               "the mask of NOT score(i, j)): constant depth, O(n^2) gates per statement beyond the score's. "
                "A program of fixed length thus gives circuits of depth O(program length) "
                "and size poly(n) for every n, with the program's output at every position."),
     Edge("ac0", "tc0", "AC0 ⊆ TC0", "by definition of the two circuit classes", False,
