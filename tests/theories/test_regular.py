@@ -140,3 +140,23 @@ def test_mpc_sizes_come_from_the_task_not_its_name(files):
     assert mpc_ns("majority") == [17, 65, 257, 1025]
     assert mpc_ns("reach_directed") == [8, 16, 32]          # declared by the task class
     assert mpc_ns(files["mod3"]) == [8, 16, 32, 64]
+
+
+def test_learned_automaton_rules_on_a_built_in_family():
+    # parity's learned 2-state automaton: Z2 (not quasi-aperiodic, solvable); the rules run
+    # last in the matrix, so they are called directly here
+    from theorybench.theories.bapo import _ns
+    from theorybench.theories.regular import (bapo_automaton_rule, mpc_fold_rule, quasi_rule,
+                                              solvable_rule)
+    ctx = Context()
+    ac0 = quasi_rule(AC0Theory(), "parity", ctx, "AC0", exact=False)
+    tc0 = solvable_rule(TC0Theory(), "parity", ctx, exact=False)
+    bapo = bapo_automaton_rule(BAPOTheory(), "parity", ctx, _ns("parity", ctx))
+    assert (ac0.verdict, tc0.verdict, bapo.verdict) == (H, E, E)
+    assert ac0.evidence["exact"] is False and ac0.evidence["verified_up_to"] >= 8
+    assert bapo.status == Status.VERIFIED and bapo.evidence["a"] == 1
+    assert all(status_problem(p) is None for p in (ac0, tc0, bapo))
+    mpc = mpc_fold_rule(MPCTheory(), "parity", ctx, [16, 64, 256])
+    assert mpc.verdict == E and mpc.evidence["rounds_by_n"] == {16: 1, 64: 1, 256: 1}
+    few = mpc_fold_rule(MPCTheory(), "parity", ctx, [16, 64])
+    assert "three are needed" in few.reason

@@ -363,6 +363,9 @@ def mpc_fold_rule(theory: Theory, family: str, ctx: Context, ns: list[int]
     if wrong:
         return RuleSkip("the automaton fold disagrees with the task", {"wrong": wrong})
     ns_ = sorted(rows)
+    if len(ns_) < 3:
+        return RuleSkip(f"the fold ran at only {len(ns_)} sizes ({ns_}); three are needed to "
+                        f"see whether its rounds grow")
     rounds = [rows[n]["rounds"] for n in ns_]
     fit = classify_growth(ns_, rounds)
     ev = {**auto.evidence(), "delta": delta, "memory_constant": round(c, 3),
