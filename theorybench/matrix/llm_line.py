@@ -95,7 +95,7 @@ def _verdict(stats: dict[int, dict[str, Any]], alpha: float) -> tuple[str, str]:
 
 def _cell(task: str, line: str, stats: dict[int, dict[str, Any]], thresholds: Thresholds,
           models: dict[str, dict[int, dict[str, Any]]], configs: int,
-          sampler: int = SAMPLER) -> EmpiricalCell:
+          sampler: int = SAMPLER, parsers: Iterable[str] = ()) -> EmpiricalCell:
     verdict, note = _verdict(stats, thresholds.llm_alpha)
     by_n = {}
     for n, s in sorted(stats.items()):
@@ -104,6 +104,8 @@ def _cell(task: str, line: str, stats: dict[int, dict[str, Any]], thresholds: Th
                             seeds=s["runs"])
     names = sorted(models)
     note = f"{note}; model(s): {', '.join(names)}"
+    if parsers:
+        note += f"; answers by {', '.join(sorted(parsers))}"
     if configs > 1:
         note += f"; {configs} prompt settings pooled"
     if sampler < SAMPLER:
@@ -117,6 +119,14 @@ def _cell(task: str, line: str, stats: dict[int, dict[str, Any]], thresholds: Th
 
 def _public(s: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in s.items() if k != "run_accuracies"}
+
+
+def parser_of(spec: dict[str, Any]) -> str:
+    """What turned a run's model output into its answers: ``loglik`` (the best-scoring
+    allowed answer) or, for generation, the answer parser (scoring.PARSERS)."""
+    if spec.get("scoring", "loglik") == "loglik":
+        return "loglik"
+    return str(spec.get("parser") or "first_word")
 
 
 def sampler_of(spec: dict[str, Any]) -> int:
@@ -169,6 +179,7 @@ def llm_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds()
     runs: dict[str, dict[str, dict[int, list[dict]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
     configs: dict[str, set] = defaultdict(set)
+    parsers: dict[str, set] = defaultdict(set)
     done = _done(records)
     newest = _newest(done)
     for r in done:
@@ -177,7 +188,8 @@ def llm_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds()
             continue
         runs[task][model_of(s)][int(s.get("n") or 0)].append(r.metrics)
         configs[task].add((s.get("k"), s.get("template"), s.get("order"), s.get("scoring"),
-                           s.get("prompts_digest")))
+                           parser_of(s), s.get("prompts_digest")))
+        parsers[task].add(parser_of(s))
     if not runs:
         return {}
     alpha = thresholds.llm_alpha
@@ -192,10 +204,10 @@ def llm_cells(records: Iterable[Any], thresholds: Thresholds = Thresholds()
                 pooled[n].extend(v)
         stats = {n: point_stats(v, alpha) for n, v in pooled.items()}
         out[LINE][task] = _cell(task, LINE, stats, thresholds, per_model, len(configs[task]),
-                                newest[task])
+                                newest[task], parsers[task])
         if len(models) > 1:
             for m, st in per_model.items():
                 out.setdefault(f"{LINE}:{m}", {})[task] = _cell(
                     task, f"{LINE}:{m}", st, thresholds, {m: st}, len(configs[task]),
-                    newest[task])
+                    newest[task], parsers[task])
     return out

@@ -83,3 +83,11 @@ def test_pooled_stderr_is_lm_evals(runs):
     assert (got is None) == (want is None)
     if want is not None:
         assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_the_cell_names_the_answer_parsers():
+    gen = _rec("majority", 5, 20, 32, sampler=SAMPLER, seed=1)
+    gen.spec.update(scoring="generate", parser="exact_match")
+    cells = llm_cells([_rec("majority", 5, 30, 32, sampler=SAMPLER), gen])["llm"]
+    assert "answers by exact_match, loglik" in cells["majority"].note
+    assert "2 prompt settings pooled" in cells["majority"].note
