@@ -38,6 +38,8 @@ at (n, #ones), and T joins only ends of paths, so (0, 0) and T are connected iff
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import tasks
@@ -120,9 +122,10 @@ def counting_graph(x: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, int, 
     return u, w, node(0, 0), T, T + 1
 
 
-def majority_to_reach(directed: bool = False) -> "R.Reduction":
-    """Majority -> reach_undirected (or reach_directed) by the counting graph."""
-    fam = "reach_directed" if directed else "reach_undirected"
+def majority_to_reach(directed: bool = False, family: str | None = None) -> "R.Reduction":
+    """Majority -> reach_undirected (or reach_directed) by the counting graph; ``family``:
+    another family with the same edge-list instances (checked by the caller)."""
+    fam = family or ("reach_directed" if directed else "reach_undirected")
 
     def params(n):
         E = (n + 1) ** 2 // 2
@@ -147,31 +150,94 @@ def majority_to_reach(directed: bool = False) -> "R.Reduction":
 #: checked about the map.
 HARDNESS_SOURCE = "Schnabel et al., NeurIPS 2025 (BAPO-hardness of Majority and Reachability)"
 HARDNESS_THEOREM_NUMBERED = False
+#: Largest instance space on which :func:`computes` compares a task with a problem on
+#: every instance; above it, on MATCH_SAMPLES instances of the problem's own sampler
+#: (seed 0).
+MATCH_LIMIT = 1 << 12
+MATCH_SAMPLES = 2000
+
+
+def computes(family: str, problem: "R.Problem", ns) -> bool:
+    """Whether the task ``family``'s main decision function is ``problem`` at every n of
+    ``ns``: the same instance space (token choices per position) and the same label on
+    every instance (all of them up to MATCH_LIMIT, else MATCH_SAMPLES sampled ones). A
+    task that does not build at one of the n does not match. This, not the task's name,
+    decides which hardness reductions are offered for it."""
+    return _computes(str(family), _digest(family), problem.name, tuple(ns))
+
+
+def _digest(family: str) -> str:
+    from ...tasks import TaskRef
+    from ...tasks.digest import task_identity
+    ref = TaskRef.of(family)
+    return task_identity(ref.family, dict(ref.params))["digest"]
+
+
+#: problem name -> the problem, for the cache of :func:`_computes` (keyed by name)
+_PROBLEMS: dict[str, "R.Problem"] = {}
+
+
+@functools.lru_cache(maxsize=256)
+def _computes(family: str, digest: str, problem: str, ns: tuple[int, ...]) -> bool:
+    from ...errors import TheorybenchError
+    from ...tasks import TaskRef
+    prob = _PROBLEMS[problem]
+    ref = TaskRef.of(family)
+    for n in ns:
+        try:
+            if not ref.variant().accepts(n=n):
+                return False
+            task = ref.build(n=n)
+            if task.output != "final":
+                return False
+            df = task.decision_view()[0]
+            want = [tuple(c) for c in prob.choices(n)]
+            if [tuple(c) for c in df.choices] != want:
+                return False
+            x = (prob.instances(n, MATCH_LIMIT) if df.space_size() <= MATCH_LIMIT else
+                 prob.draw(np.random.default_rng(0), n, MATCH_SAMPLES))
+            if df.valid is not None and not np.asarray(df.valid(x), dtype=bool).all():
+                return False
+            got = np.asarray(df.evaluate(x)).reshape(len(x)).astype(np.int64)
+        except TheorybenchError:
+            return False
+        if not np.array_equal(got, prob.label(x, n).astype(np.int64)):
+            return False
+    return True
+
+
+def _problem(p: "R.Problem") -> "R.Problem":
+    _PROBLEMS[p.name] = p
+    return p
 
 
 def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
-    """Candidate (reduction, why the source is hard, the n to check it at) into ``family``."""
+    """Candidate (reduction, why the source is hard, the n to check it at) into ``family``,
+    offered where the task's function is checked to be the source problem (or, for the
+    counting graph, undirected reachability) - never by the task's name."""
     out = []
-    if family == "majority":
+    maj = _problem(majority_problem())
+    if computes(family, maj, (3, 5, 7)):
         red = R.Reduction(
-            name="majority -> majority (identity)", source=majority_problem(),
-            target_family="majority", target_params=lambda n: {"n": n},
+            name=f"majority -> {family} (identity)", source=maj,
+            target_family=str(family), target_params=lambda n: {"n": n},
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is Majority itself")
         out.append((red, "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, cited without a "
                          "theorem number: no "
                          "(o(log n), o(n^(1-eps)))-BAPO solves it)", [3, 5, 7]))
-    if family == "reach_directed":
+    directed = _problem(reachability_problem(True))
+    if computes(family, directed, (2, 4)):
         red = R.Reduction(
-            name="reachability -> reach_directed (identity)", source=reachability_problem(True),
-            target_family="reach_directed", target_params=lambda n: {"n": n},
+            name=f"reachability -> {family} (identity)", source=directed,
+            target_family=str(family), target_params=lambda n: {"n": n},
             map=lambda x, n: x, kind="projection",
             doc="the task's decision function is directed s-t reachability on an edge list")
         out.append((red, "Reachability is BAPO-hard (Schnabel et al., NeurIPS 2025, cited without "
                          "a theorem number; edge list followed by the query, with "
                          "nodes = n + 2 so that edges = Omega(nodes))", [2, 4]))
-    if family == "reach_undirected":
-        out.append((majority_to_reach(False),
+    if computes(family, _problem(reachability_problem(False)), (2, 4)):
+        out.append((majority_to_reach(False, family=str(family)),
                     "Majority is BAPO-hard (Schnabel et al., NeurIPS 2025, cited without a "
                     "theorem number); the "
                     "counting-graph projection keeps splits aligned and (a, b) unchanged",
@@ -179,18 +245,27 @@ def reductions_into(family: str) -> list[tuple["R.Reduction", str, list[int]]]:
     return out
 
 
-def carry_out_is_greater_than(n: int) -> bool:
-    """Check on every input that binary_add's carry_out equals [a > NOT b] (Greater-Than).
+def carry_out_is_greater_than(n: int, family: str = "binary_add") -> bool:
+    """Check on every input that ``family``'s main decision function equals [a > NOT b]
+    (Greater-Than), a and b read at the positions the task declares (``_positions()``, as
+    binary_add does); False for a task without that layout.
 
     a + b >= 2^n iff a > 2^n - 1 - b, and 2^n - 1 - b is b with every bit flipped. So the
     carry-out is the first (from the top) position where a_j = b_j, read off a_j (0 if
     none): a comparison of a with the complement of b, computed here independently of
     the task's reference from the token rows.
     """
-    t = tasks.get("binary_add", n=n)
-    df = t.decision_view()[0]
-    x = df.enumerate()
-    pos_a, pos_b, _ = t._positions()
+    from ...errors import TheorybenchError
+    try:
+        t = tasks.get(str(family), n=n)
+        layout = getattr(t, "_positions", None)
+        if layout is None:
+            return False
+        df = t.decision_view()[0]
+        pos_a, pos_b, _ = layout()
+        x = df.enumerate()
+    except (TheorybenchError, TypeError, ValueError):
+        return False
     w = (1 << np.arange(n, dtype=np.int64))
     a = (x[:, pos_a] * w).sum(axis=1)
     not_b = ((1 - x[:, pos_b]) * w).sum(axis=1)
@@ -198,19 +273,18 @@ def carry_out_is_greater_than(n: int) -> bool:
 
 
 def open_note(family: str) -> str | None:
-    """Why neither a constant protocol nor a hardness reduction is given, where known."""
-    if family == "binary_add":
-        ns = [2, 3, 4, 5, 6]
-        if not all(carry_out_is_greater_than(n) for n in ns):
-            return None
-        return (f"binary_add's main decision function carry_out is Greater-Than: carry_out = "
-                f"[a > NOT b] (checked on all inputs at n={ns}). Greater-Than is not "
-                f"among the problems of Schnabel et al. used here (cited), no split-preserving "
-                f"reduction from Majority or Reachability into it is known, and no "
-                f"constant-bandwidth protocol is known here (the selected matching positions "
-                f"a_j = b_j must deliver the highest one, which an adversary may withhold); "
-                f"the slowly growing SAT frontier at tiny n decides nothing")
-    return None
+    """Why neither a constant protocol nor a hardness reduction is given, where known: for
+    a task whose main decision function is checked to be Greater-Than (not its name)."""
+    ns = [2, 3, 4, 5, 6]
+    if not all(carry_out_is_greater_than(n, family) for n in ns):
+        return None
+    return (f"{family}'s main decision function is Greater-Than: it equals "
+            f"[a > NOT b] (checked on all inputs at n={ns}). Greater-Than is not "
+            f"among the problems of Schnabel et al. used here (cited), no split-preserving "
+            f"reduction from Majority or Reachability into it is known, and no "
+            f"constant-bandwidth protocol is known here (the selected matching positions "
+            f"a_j = b_j must deliver the highest one, which an adversary may withhold); "
+            f"the slowly growing SAT frontier at tiny n decides nothing")
 
 
 __all__ = ["HARDNESS_SOURCE", "HARDNESS_THEOREM_NUMBERED", "majority_problem", "reachability_problem", "reductions_into", "counting_graph",

@@ -36,7 +36,7 @@ import numpy as np
 
 from ...errors import ResourceLimitError, TaskParameterError
 from ...registry import BUILTIN, artifact_library
-from .dyck import automaton_fold, dyck_program, dyck_limit
+from .dyck import automaton_fold, automaton_limit, dyck_program, match_limit
 from .scan import broadcast, put, tree_fold
 from .simulator import FILL, MPC, Network, RunResult, Step
 
@@ -61,11 +61,22 @@ def _answer(ids: np.ndarray, mem: np.ndarray, value: np.ndarray) -> Step:
 
 # ------------------------------------------------------------------ per family
 def aggregate(net: Network, task) -> None:
-    """all / any / parity / majority / sparse_*: one value per machine, tree-folded."""
+    """sparse_*: the task's declared ``op`` of its support bits, tree-folded."""
+    _aggregate(net, task, getattr(task, "op", None))
+
+
+def _aggregate(net: Network, task, op: str | None) -> None:
+    """all / any / parity / majority / sparse_*: one value per machine, tree-folded.
+
+    ``op`` ("sum": majority; "all", "any", "parity") is fixed where the algorithm is
+    registered (:func:`_aggregate_with`), or read from the task's declared ``op`` (the
+    sparse tasks): never from the task's name."""
     N, b = net.N, net.block
     sup = np.zeros(N + b, dtype=bool)
     sup[list(getattr(task, "support", range(N)))] = True
-    op = "sum" if task.name == "majority" else getattr(task, "op", task.name)
+    if op not in ("sum", "all", "any", "parity"):
+        raise TaskParameterError(f"tree aggregation needs an operation (sum, all, any or "
+                                 f"parity); {getattr(task, 'name', task)} declares {op!r}")
 
     def local(ids, mem, inbox):
         tok = mem[..., :b]
@@ -415,17 +426,31 @@ def _label_propagation_limit(task, mpc: MPC, b: int, M: int) -> str | None:
     return None
 
 
-def _dyck_limit(task, mpc: MPC, b: int, M: int) -> str | None:
-    return dyck_limit(task, mpc.s, M)
+def _match_limit(task, mpc: MPC, b: int, M: int) -> str | None:
+    return match_limit(task, mpc.s, M)
+
+
+def _automaton_limit(task, mpc: MPC, b: int, M: int) -> str | None:
+    return automaton_limit(task, mpc.s, M)
+
+
+def _aggregate_with(op: str) -> Program:
+    """:func:`aggregate` with its operation fixed (a named function, for messages)."""
+    def program(net: Network, task) -> None:
+        _aggregate(net, task, op)
+    program.__name__ = program.__qualname__ = f"aggregate_{op}"
+    return program
 
 
 #: MPC algorithms per task family (the registry idiom of :mod:`theorybench.registry`).
 MPC_ALGORITHMS = artifact_library("MPC algorithm", column="MPC")
 
 for _fams, _alg in (
-        (("all", "any", "parity", "sparse_all", "sparse_any", "sparse_parity"),
-         Algorithm("tree aggregation", aggregate)),
-        (("majority",), Algorithm("tree aggregation (sum)", aggregate)),
+        (("all",), Algorithm("tree aggregation", _aggregate_with("all"))),
+        (("any",), Algorithm("tree aggregation", _aggregate_with("any"))),
+        (("parity",), Algorithm("tree aggregation", _aggregate_with("parity"))),
+        (("sparse_all", "sparse_any", "sparse_parity"), Algorithm("tree aggregation", aggregate)),
+        (("majority",), Algorithm("tree aggregation (sum)", _aggregate_with("sum"))),
         (("index", "index_all", "index_any", "index_parity"), Algorithm("direct lookup", lookup)),
         (("edge_exists",), Algorithm("broadcast + OR", edge_lookup)),
         (("binary_add",), Algorithm("carry by max-fold", carry_out)),
@@ -434,9 +459,9 @@ for _fams, _alg in (
          Algorithm("label propagation", label_propagation, GRAPH_SHARE,
                    _label_propagation_limit)),
         (("dyck",), Algorithm("depth fold (k=1) / depth scan + block-summary bracket matching "
-                              "(k>1)", dyck_program, limit=_dyck_limit)),
+                              "(k>1)", dyck_program, limit=_match_limit)),
         (("dyck_bounded",), Algorithm("stack-automaton transition functions composed up a "
-                                      "tree", automaton_fold, limit=_dyck_limit))):
+                                      "tree", automaton_fold, limit=_automaton_limit))):
     MPC_ALGORITHMS.add(_alg, *_fams, origin=BUILTIN)
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import tasks
+from ...errors import TaskParameterError
 from ...registry import BUILTIN, artifact_library
 from .. import reductions as R
 
@@ -71,8 +72,13 @@ def cycles_problem() -> "R.Problem":
 
 
 def double_cover_reduction(family: str) -> "R.Reduction":
-    """The reduction into reach_undirected (fan-out 2) or reach_directed (fan-out 4)."""
-    directed = family == "reach_directed"
+    """The reduction into a reachability family: an undirected one (fan-out 2) or a
+    directed one (fan-out 4), told apart by the family's declared ``directed``, not by its
+    name (a family without that attribute is refused)."""
+    directed = getattr(tasks.family(family), "directed", None)
+    if not isinstance(directed, bool):
+        raise TaskParameterError(f"the double-cover reduction targets a reachability family "
+                                 f"over an edge list; {family} declares no 'directed'")
     per_edge = 4 if directed else 2
 
     def params(N):

@@ -101,19 +101,33 @@ def _match_runs(p: np.ndarray, mu: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.array(out, dtype=np.int64).reshape(-1, 4)
 
 
-def dyck_limit(task, s: int, M: int) -> str | None:
-    """Why the dyck / dyck_bounded program cannot run with memory s on M machines, or None."""
-    if task.name == "dyck" and task.k > 1 and M > 1 and 6 * M > s:
+def match_limit(task, s: int, M: int) -> str | None:
+    """Why :func:`dyck_program` cannot run with memory s on M machines, or None (only its
+    Dyck-k part, k > 1, gathers block summaries on a coordinator)."""
+    if task.k > 1 and M > 1 and 6 * M > s:
         return (f"dyck_match gathers 3 words per machine on one coordinator and sends back up "
                 f"to 6 per machine: {M} machines need {6 * M} words, more than s = {s}; use "
                 f"delta >= 0.5 or a larger memory constant")
-    if task.name == "dyck_bounded":
-        Q = sum(task.k ** d for d in range(task.D + 1)) + 1
-        if M > 1 and 2 * Q > s:
-            return (f"a transition function of the {Q}-state automaton is {Q} words; a tree "
-                    f"node needs two of them, more than s = {s}; use a larger delta or "
-                    f"smaller k, D")
     return None
+
+
+def automaton_limit(task, s: int, M: int) -> str | None:
+    """Why :func:`automaton_fold` cannot run with memory s on M machines, or None."""
+    Q = sum(task.k ** d for d in range(task.D + 1)) + 1
+    if M > 1 and 2 * Q > s:
+        return (f"a transition function of the {Q}-state automaton is {Q} words; a tree "
+                f"node needs two of them, more than s = {s}; use a larger delta or "
+                f"smaller k, D")
+    return None
+
+
+def dyck_limit(task, s: int, M: int) -> str | None:
+    """The limit of the program a Dyck task runs: the automaton fold for a task that
+    declares a depth bound ``D``, else :func:`dyck_program` (decided by the task's
+    declared parameters, never by its name)."""
+    if getattr(task, "D", None) is not None:
+        return automaton_limit(task, s, M)
+    return match_limit(task, s, M)
 
 
 def _depths(mem, b, off_col):
@@ -126,7 +140,7 @@ def _depths(mem, b, off_col):
 def dyck_match(net: Network, task) -> None:
     """Dyck-k: depth scan, local matching, coordinator step over block summaries."""
     k, b, M = task.k, net.block, net.M
-    why = dyck_limit(task, net.s, M)
+    why = match_limit(task, net.s, M)
     if why:
         raise ResourceLimitError(f"{why} (N={net.N})")
     S, S2, O, DOK, BAD = b, b + 1, b + 2, b + 3, b + 4
@@ -253,7 +267,7 @@ def automaton_fold(net: Network, task) -> None:
     """dyck_bounded: compose the blocks' transition functions up the tree."""
     delta, start, accept = dyck_automaton(task.k, task.D)
     Q, b = len(delta), net.block
-    why = dyck_limit(task, net.s, net.M)
+    why = automaton_limit(task, net.s, net.M)
     if why:
         raise ResourceLimitError(f"{why} (N={net.N})")
 
@@ -275,4 +289,4 @@ def automaton_fold(net: Network, task) -> None:
 
 
 __all__ = ["dyck_depth", "dyck_match", "dyck_program", "automaton_fold", "dyck_automaton",
-           "dyck_limit"]
+           "dyck_limit", "match_limit", "automaton_limit"]

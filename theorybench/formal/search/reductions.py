@@ -7,7 +7,9 @@ For a task T and each row S, the search tries every map of the form
 where phi is any function from one task's alphabet to the other's (all |B|^|A| of them)
 and pi is the identity or the reversal, in both directions: T -> S (then an Easy cell of S
 carries to T where the theory's class is closed under the map) and S -> T (then a Hard cell
-of S carries to T). A map is kept only if the labels agree on EVERY input at every n both
+of S carries to T). A task whose positions do not share one alphabet (index, reach: a
+query token after the data) is tried only against a row with the same instance space, by
+the identity map (the same function under another name or definition). A map is kept only if the labels agree on EVERY input at every n both
 tasks accept from 1 up to the largest n whose input space has at most ``max_inputs``
 members (and at least :data:`MIN_NS` such n); the check is vectorized, one batch per n,
 and candidates are dropped at the first n where they fail, so most cost one tiny batch.
@@ -104,7 +106,7 @@ class _Side:
 
     ref: TaskRef
     n: int
-    letters: tuple[int, ...]
+    letters: tuple[int, ...] | None   # None: positions with different token sets
     length: int
     df: Any
     x: np.ndarray | None = None
@@ -126,7 +128,9 @@ def _side(ref: TaskRef, n: int, sides: dict) -> _Side | str | None:
         if task.output != "final":
             out = "a per-position task (cells are about every position)"
         elif not first or any(tuple(c) != first for c in df.choices):
-            out = "its positions do not share one alphabet (not a string task)"
+            # not a string over one alphabet: only the identity map to a task with the
+            # same instance space is tried (a built-in re-registered under another name)
+            out = _Side(ref, n, None, df.length, df)
         else:
             out = _Side(ref, n, first, df.length, df)
     sides[ref, n] = out
@@ -180,7 +184,7 @@ def _plan(a: TaskRef, b: TaskRef, max_inputs: int, sides: dict
             return [], f"{a}: {sa}"
         if sa is None:
             continue
-        if len(sa.letters) ** sa.length > max_inputs:
+        if sa.df.space_size() > max_inputs:
             break
         sb = _side(b, n, sides)
         if isinstance(sb, str):
@@ -189,6 +193,10 @@ def _plan(a: TaskRef, b: TaskRef, max_inputs: int, sides: dict
             continue
         if sb.length != sa.length:
             why = f"input lengths differ at n={n} ({sa.length} vs {sb.length})"
+            continue
+        if (sa.letters is None or sb.letters is None) and sa.df.choices != sb.df.choices:
+            why = (f"at n={n} {a if sa.letters is None else b}'s positions do not share one "
+                   "alphabet and the two instance spaces differ")
             continue
         out.append((sa, sb))
     if len(out) < MIN_NS:
@@ -211,20 +219,25 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
         tried.append({**rec, "outcome": f"skipped: {why}"})
         return None
     la, lb = plan[0][0].letters, plan[0][1].letters
-    if any(s.letters != la or t.letters != lb for s, t in plan):
+    same_space = la is None or lb is None
+    if not same_space and any(s.letters != la or t.letters != lb for s, t in plan):
         tried.append({**rec, "outcome": "skipped: the alphabet changes with n"})
         return None
-    if len(lb) ** len(la) > MAX_LETTER_MAPS:
+    if not same_space and len(lb) ** len(la) > MAX_LETTER_MAPS:
         tried.append({**rec, "outcome": f"skipped: {len(lb)}^{len(la)} letter maps exceed "
                                         f"{MAX_LETTER_MAPS}"})
         return None
-    # candidates: (positions, letter map as a lookup table indexed by a's token ids)
+    # candidates: (positions, letter map as a lookup table indexed by a's token ids); on
+    # an instance space that is no string over one alphabet, only the identity
     cands = []
-    for pos in POSITIONS:
-        for phi in itertools.product(lb, repeat=len(la)):
-            lut = np.zeros(max(la) + 1, dtype=np.int64)
-            lut[list(la)] = phi
-            cands.append((pos, phi, lut))
+    if same_space:
+        cands.append(("identity", None, None))
+    else:
+        for pos in POSITIONS:
+            for phi in itertools.product(lb, repeat=len(la)):
+                lut = np.zeros(max(la) + 1, dtype=np.int64)
+                lut[list(la)] = phi
+                cands.append((pos, phi, lut))
     alive = list(range(len(cands)))
     dead_at: dict[int, int] = {}
     for sa, sb in plan:
@@ -238,7 +251,7 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
         keep = []
         for i in alive:
             pos, phi, lut = cands[i]
-            img = lut[sa.x]
+            img = sa.x if lut is None else lut[sa.x]
             if pos == "reversal":
                 img = img[:, ::-1]
             ok = np.ones(len(img), dtype=bool)
@@ -262,7 +275,8 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
     pos, phi, lut = cands[alive[0]]
     ok, cover = coverage(a, b, task)
     va, vb = plan[0][0].df.task.vocab, plan[0][1].df.task.vocab
-    letters = _spell(la, lb, phi, va, vb)
+    # {} : the identity on every token (the same instance space on both sides)
+    letters = {} if phi is None else _spell(la, lb, phi, va, vb)
     if not ok:
         tried.append({**rec, "outcome": f"map {letters} ({pos}) agrees at n = {list(ns)} but "
                                         f"is not kept: {cover}"})
@@ -272,13 +286,14 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
     return _entry(a, b, pos, lut, letters, ns, cover)
 
 
-def _entry(a: TaskRef, b: TaskRef, pos: str, lut: np.ndarray, letters: dict[str, str],
-           ns: tuple[int, ...], cover: str) -> Entry:
+def _entry(a: TaskRef, b: TaskRef, pos: str, lut: np.ndarray | None,
+           letters: dict[str, str], ns: tuple[int, ...], cover: str) -> Entry:
     def map_(x: np.ndarray, n: int) -> np.ndarray:
-        img = lut[np.asarray(x, dtype=np.int64)]
+        x = np.asarray(x, dtype=np.int64)
+        img = x if lut is None else lut[x]
         return img[:, ::-1] if pos == "reversal" else img
 
-    text = ", ".join(f"{k}->{v}" for k, v in letters.items())
+    text = ", ".join(f"{k}->{v}" for k, v in letters.items()) or "the identity on every token"
     return Entry(
         name=f"{a} -> {b} (found by search: letters {text}; positions {pos})",
         source_family=a.family, source_params=dict(a.params),
