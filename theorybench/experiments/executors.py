@@ -25,6 +25,8 @@ from typing import Callable
 
 from ..errors import ConfigError, TheorybenchError
 from ..tasks.registry import ENV as TASK_FILES_ENV
+from ..tasks.registry import family as task_family
+from ..tasks.user_family import check_definition
 from .lines import LINES
 
 EXECUTORS = ("auto", "inprocess", "pool", "ray")
@@ -72,6 +74,7 @@ def run_one(spec_dict: dict, device: str = "cpu", checkpoint_dir: str | None = N
         set_threads(threads)
     try:
         spec = RunSpec.from_dict(spec_dict)
+        check_definition(task_family(spec.task), spec.definition)  # an edited task file
         runner = LINES.get(spec.line).runner()
         return "done", runner.run(spec, device=device, progress=progress,
                                   checkpoint_dir=checkpoint_dir)

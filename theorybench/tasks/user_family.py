@@ -237,6 +237,20 @@ def build_family(src: Any, name: str, alphabet: tuple[str, ...], lengths: tuple[
     return cls
 
 
+def check_definition(cls: Any, digest: str | None) -> None:
+    """Refuse to run a spec planned for another definition of its task: ``digest`` is the
+    spec's (``RunSpec.definition``), ``cls`` the family this process loaded. A pool or Ray
+    worker loads task files itself, so a file edited after the sweep planned its runs
+    would otherwise be trained under the old definition's key."""
+    have = getattr(cls, "definition_digest", "") or None
+    if digest is not None and have != digest:
+        where = getattr(cls, "origin", "") or cls.name
+        raise TaskParameterError(
+            f"task {cls.name}: this run was planned for the definition sha256:"
+            f"{digest[:16]}, but {where} now has sha256:{(have or 'none')[:16]} (edited "
+            "since?); run the sweep again to plan the runs of the current file")
+
+
 def _static(fn: Callable | None) -> Any:
     # stored on the class, a plain function would be bound to the instance as ``self``
     return staticmethod(fn) if fn is not None else None
@@ -246,4 +260,4 @@ def _class_name(name: str) -> str:
     return "".join(p.capitalize() for p in re.split(r"[_\-]", name) if p) + "Task"
 
 
-__all__ = ["USER_KIND", "RARE", "FileTask", "build_family"]
+__all__ = ["USER_KIND", "RARE", "FileTask", "build_family", "check_definition"]
