@@ -114,16 +114,16 @@ class AC0Theory(Theory):
         "Boppana, 'The average sensitivity of bounded-depth circuits', IPL 1997",
     )
 
+    @rule("verified AC0 circuit family", Basis.CONSTRUCTION)
+    def construction(self, family: str, ctx: Context):
+        """AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
+        return with_z3_proofs(family, construction_rule(self, family, "ac0", ctx))
+
     @rule("exact automaton: quasi-aperiodicity", Basis.CONSTRUCTION)
     def exact_automaton(self, family: str, ctx: Context):
         """A task that gives its automaton (REGEX or DFA): quasi-aperiodic syntactic
         morphism -> Easy, else Hard (Barrington, Compton, Straubing & Therien 1992)."""
         return quasi_rule(self, family, ctx, model=_AC0_MODEL)
-
-    @rule("verified AC0 circuit family", Basis.CONSTRUCTION)
-    def construction(self, family: str, ctx: Context):
-        """AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
-        return with_z3_proofs(family, construction_rule(self, family, "ac0", ctx))
 
     @rule("Boppana sensitivity bound", Basis.LOWER_BOUND)
     def sensitivity(self, family: str, ctx: Context):

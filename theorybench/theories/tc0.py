@@ -52,17 +52,17 @@ class TC0Theory(Theory):
         "J. Algorithms 8 (1987)",
     )
 
+    @rule("verified TC0 circuit family", Basis.CONSTRUCTION)
+    def construction(self, family: str, ctx: Context):
+        """Threshold or AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
+        return with_z3_proofs(family, construction_rule(self, family, "tc0", ctx))
+
     @rule("exact automaton: solvable groups", Basis.CONSTRUCTION)
     def exact_automaton(self, family: str, ctx: Context):
         """A task that gives its automaton (REGEX or DFA): only solvable groups in its
         syntactic monoid -> Easy (ACC0, Barrington & Therien 1988); a non-solvable group ->
         Hard, conditional on TC0 != NC1 (Barrington 1989)."""
         return solvable_rule(self, family, ctx)
-
-    @rule("verified TC0 circuit family", Basis.CONSTRUCTION)
-    def construction(self, family: str, ctx: Context):
-        """Threshold or AND/OR/NOT builder verified, depth bounded, size polynomial -> Easy."""
-        return with_z3_proofs(family, construction_rule(self, family, "tc0", ctx))
 
     @rule("projection from a complete problem", Basis.REDUCTION)
     def reduction(self, family: str, ctx: Context):
