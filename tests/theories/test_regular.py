@@ -160,3 +160,20 @@ def test_learned_automaton_rules_on_a_built_in_family():
     assert mpc.verdict == E and mpc.evidence["rounds_by_n"] == {16: 1, 64: 1, 256: 1}
     few = mpc_fold_rule(MPCTheory(), "parity", ctx, [16, 64])
     assert "three are needed" in few.reason
+
+
+def test_protocol_and_fold_checks_fail_on_a_wrong_automaton(files, monkeypatch):
+    # the BAPO and MPC checks run the automaton against the task: a wrong one must not pass
+    import theorybench.theories.regular as regular
+    from theorybench.theories.bapo import _ns
+    path = files["mod3"]
+    auto = task_automaton(path, CTX, learned=False)
+    wrong = auto.dfa.__class__(auto.dfa.alphabet, auto.dfa.delta[:, ::-1].copy(),
+                               auto.dfa.output, auto.dfa.start)        # a and b swapped
+    monkeypatch.setattr(regular, "_automaton",
+                        lambda family, check_len: type(auto)(wrong, True, "swapped letters",
+                                                             letter_of_token=auto.letter_of_token))
+    bapo = regular.bapo_automaton_rule(BAPOTheory(), path, CTX, _ns(path, CTX))
+    assert "fails against the task" in bapo.reason
+    mpc = regular.mpc_fold_rule(MPCTheory(), path, CTX, [8, 16, 32])
+    assert "disagrees with the task" in mpc.reason

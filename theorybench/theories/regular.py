@@ -17,6 +17,10 @@ transition monoid is then the syntactic monoid, and the rules read it:
 * MPC: the transition-function fold (:mod:`..formal.mpc.automaton`), run in the simulator.
 * BAPO: the automaton protocol (:mod:`..formal.bapo.automaton`), verified.
 
+A task file is defined only at the lengths in its LENGTHS; the rules read the automaton's
+language at every length.  Finite changes do not matter: star-free, AC0, ACC0 and TC0 are each
+closed under changing finitely many words, so the monoid facts decide the task.
+
 Statuses: the theorem numbers of these papers were not found with the search tool, so a
 rule resting on one of them is ``cited`` (its premise - the monoid property - computed
 exactly for a given automaton, up to L for a learned one) or ``conditional`` (TC0 Hard).
