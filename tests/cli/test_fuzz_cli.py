@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pathlib
 import random
 import resource
 import signal
@@ -200,6 +201,9 @@ def test_generator_covers_every_leaf_command(tmp_path):
     assert seen == leaves
 
 
+#: byo's task file: a shipped example (the collision files hold no valid task file).
+BYO_TASK = str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "tasks"
+               / "first_eq_last.py")
 #: Every option that names an output, by command: a cheap valid command line (an output
 #: folder as "{out}" where the option names a folder), the inputs it reads (an output
 #: pointed at one of them is a collision) and, for a folder, the file names written in it.
@@ -225,6 +229,8 @@ OUTPUTS = {
                              ["predictions.json", "index.html", "heatmap.png", "summary.json"]),
     (("verify",), "--out"): (["--db", "{store}"], ["{store}"],
                              ["index.html", "predictions-evidence.json", "agreement.csv"]),
+    (("byo",), "--out"): ([BYO_TASK, "--no-train"], [BYO_TASK],
+                          ["first_eq_last.md", "first_eq_last.html"]),
 }
 #: Commands whose output is itself a checkpoint: a newer model may replace an older one.
 WRITES_CHECKPOINT = {("crasp", "compile"), ("construct",)}

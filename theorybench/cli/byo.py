@@ -90,7 +90,8 @@ def _outputs(args, ref, path: Path) -> tuple[Path, Path, Path, Path]:
     if out.is_dir():
         for f in (md, html):
             check_output(f, inputs, args.force, TEXT, what="--out")
-        check_output(db, inputs, args.force, STORE, what="--out")
+        if not args.no_train:  # an existing store is reused: its runs are not trained again
+            check_output(db, inputs, args.force, STORE, what="--out")
     elif not out.parent.is_dir() and str(out.parent) not in ("", "."):
         raise ConfigError(f"--out {out}: its folder {out.parent} does not exist; create it "
                           "first")
