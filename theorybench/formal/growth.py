@@ -67,6 +67,9 @@ Z = 3.0
 #: The fit uses the tail of the series (n >= sqrt(n_first n_last)), at least this many points.
 MIN_TAIL = 3
 LINEAR = "linear"  # a + b n: reported as kind "poly" with exponent 1
+#: Two classes whose tail chi-squares differ by less than this are not told apart by the
+#: tail (a likelihood ratio below e^2); the whole series decides between them.
+DELTA_CHI2 = 4.0
 #: Below this exponent a fitting power law yields to a fitting logarithm.
 SMALL_C = 0.35
 
@@ -101,14 +104,19 @@ def classify_growth(ns: Sequence[float], values: Sequence[float], flat_tol: floa
        of sampled estimates) on the tail of the series (:func:`tail_window`), where the
        curve is asymptotic (the whole series when nothing fits the tail but something
        fits it), and fits when every residual is within ``z`` uncertainties;
-    3. the simplest fitting class wins (bounded has one parameter, the others two); among
-       two-parameter fits the smallest chi-square, except that a power law with exponent
-       below SMALL_C yields to a fitting logarithm; the other fitting classes are kept in
-       ``ambiguous_with`` unless the whole series rules them out while fitting the choice
-       (a caller that needs, say, linear rather than logarithmic growth must check it is
-       not there);
+    3. the simplest fitting class wins (bounded has one parameter, the others two); a tail
+       that falls (its last value more than ``z`` uncertainties below its first, and none
+       that far above it) is bounded whatever the shape of the fall; among two-parameter
+       fits, those within DELTA_CHI2 of the tail's best chi-square are ranked on the whole
+       series where they fit it (its wider range tells sqrt n from a + b log n), else on
+       the tail; a power law with exponent below SMALL_C yields to a fitting logarithm;
+       the other fitting classes are kept in ``ambiguous_with`` unless the whole series
+       rules them out while fitting the choice (a caller that needs, say, linear rather
+       than logarithmic growth must check it is not there);
     4. no candidate fits: the least-error candidate is reported with ``decided = False``.
 
+    Held to constants, c log n, c n, c sqrt n, n^2, rise-then-flat and falling curves,
+    exact and with 1-2 % noise (tests/formal/test_growth.py).
     A rising curve that levels off (sensitivity of 3-hop: 0 at n = 4, about 7.6 from n = 14
     to 64) is bounded on its tail; measured only up to n = 10 its tail still rises, and
     the fit says so - callers should extend the series, not trust a short early segment.
@@ -183,25 +191,37 @@ def classify_growth(ns: Sequence[float], values: Sequence[float], flat_tol: floa
     spread = float(y.max() - y.min())
     tail_flat = len(y) >= 4 and np.allclose(y[-3:], y[-1], rtol=1e-9, atol=1e-9)
     decided, ambiguous, reason = True, [], ""
+    fitting = [k for k in cands if cands[k]["fits"]]
     if spread <= flat_tol * max(scale, 1.0) or tail_flat or np.all(np.diff(y) <= 1e-12):
         chosen, reason = BOUNDED, "flat"
+    elif BOUNDED in fitting:
+        chosen = BOUNDED
+    elif _falls(y[win], unc[win], z):
+        # a significant fall and no significant rise on the tail (n 2^(1-n), a word
+        # that almost surely contains "ab"): bounded, whatever shape the fall has
+        chosen, reason = BOUNDED, (f"falling on n = {nw.astype(int).tolist()} (no rise "
+                                   f"beyond {z:g} uncertainties)")
+    elif fitting:
+        # the tail ranks the classes; those within DELTA_CHI2 of its best are told apart
+        # by the wider range of the whole series where they fit it (sqrt n against
+        # a + b log n, log n against a + b n), else by the tail
+        best = min(cands[k]["chi2"] for k in fitting)
+        close = [k for k in fitting if cands[k]["chi2"] <= best + DELTA_CHI2]
+        both = [k for k in close if whole.get(k, {}).get("fits")]
+        pool, table = (both, whole) if len(close) > 1 and both else (close, cands)
+        best = min(table[k]["chi2"] for k in pool)
+        tied = [k for k in pool if table[k]["chi2"] <= best * (1 + 1e-6) + 1e-6]
+        # an exact tie (2n is both n^1 and 0 + 2n): the power law names it
+        chosen = min(tied, key=[POLY, LOG, EXP, LINEAR].index)
+        # n^c with a small c is log n over any measurable range: the slower reading
+        if chosen == POLY and LOG in pool and cands[POLY]["params"]["c"] < SMALL_C:
+            chosen = LOG
     else:
-        fitting = [k for k in cands if cands[k]["fits"]]
-        if BOUNDED in fitting:
-            chosen = BOUNDED
-        elif fitting:
-            best = min(cands[k]["chi2"] for k in fitting)
-            tied = [k for k in fitting if cands[k]["chi2"] <= best * (1 + 1e-6) + 1e-6]
-            # an exact tie (2n is both n^1 and 0 + 2n): the power law names it
-            chosen = min(tied, key=[POLY, LOG, EXP, LINEAR].index)
-            # n^c with a small c is log n over any measurable range: the slower reading
-            if chosen == POLY and LOG in fitting and cands[POLY]["params"]["c"] < SMALL_C:
-                chosen = LOG
-        else:
-            chosen = min(cands, key=lambda k: cands[k]["score"])
-            decided = False
-            reason = (f"no candidate fits n = {nw.astype(int).tolist()} within {z:g} "
-                      f"uncertainties; the least-error one is shown")
+        chosen = min(cands, key=lambda k: cands[k]["score"])
+        decided = False
+        reason = (f"no candidate fits n = {nw.astype(int).tolist()} within {z:g} "
+                  f"uncertainties; the least-error one is shown")
+    if reason != "flat":
         others = {asymptotic(k) for k in fitting} - {asymptotic(chosen)}
         if decided and whole.get(chosen, {}).get("fits"):
             # classes the whole series rules out are no alternative
@@ -226,6 +246,15 @@ def classify_growth(ns: Sequence[float], values: Sequence[float], flat_tol: floa
                      ambiguous_with=ambiguous, window=[int(v) if float(v).is_integer()
                                                        else float(v) for v in nw],
                      reason=reason)
+
+
+def _falls(y: np.ndarray, unc: np.ndarray, z: float) -> bool:
+    """The tail falls: its last value lies more than ``z`` uncertainties below its first,
+    and no value rises that far above the first (sampled values near 0 may wobble)."""
+    if len(y) < 2:
+        return False
+    above = (y[1:] - y[0]) / np.sqrt(unc[1:] ** 2 + unc[0] ** 2)
+    return bool(above.max() <= z and -above[-1] > z)
 
 
 def closed_form_values(expr: str, ns: Sequence[int]) -> np.ndarray:
