@@ -143,7 +143,7 @@ def test_a_checked_program_serves_its_task_only(tmp_path):
     path.write_text(TASK)
     edited = registry.load_task_file(path)
     assert edited is not fam and edited.artifacts == ()
-    assert crasp_for_task(edited(n=8)) is None
+    assert crasp_for_task(edited(n=8), searched=False) is None
 
 
 def test_a_wrong_program_is_refused_at_load_naming_the_input(tmp_path):
@@ -165,7 +165,7 @@ def test_a_program_with_an_import_is_recorded_but_not_crasp_evidence(tmp_path):
     fam = registry.load_task_file(path)
     (rec,) = fam.artifacts
     assert rec["fragment"] == "C-RASP[periodic, local]" and rec["columns"] == []
-    assert crasp_for_task(fam(n=6)) is None
+    assert crasp_for_task(fam(n=6), searched=False) is None
 
 
 def test_a_sibling_program_file_is_used(tmp_path):
@@ -192,7 +192,7 @@ def test_a_positional_brasp_program_serves_the_pos_column_only(tmp_path):
         """, "first_a.br")
     fam = registry.load_task_file(tmp_path / "first_a.py")
     assert fam.artifacts[0]["fragment"] == "B-RASP[pos]"
-    assert brasp_for_task(fam(n=5), positional=False) is None
+    assert brasp_for_task(fam(n=5), positional=False, searched=False) is None
     assert brasp_for_task(fam(n=5), positional=True)[0] == "first_a.br"
 
 

@@ -11,7 +11,8 @@ plain B-RASP.  Families whose programs depend on a parameter have a recipe here
 are those recipes at the default parameters (a test keeps them identical).
 :data:`PROGRAMS` is the per-task library (:mod:`theorybench.registry`) of the recipes and
 the shipped files; :func:`for_task` returns the first of its programs for a task instance
-(or None), preferring plain B-RASP unless ``positional`` asks for the [pos] variant.
+(or None), preferring plain B-RASP unless ``positional`` asks for the [pos] variant, and
+else a plain program found by search (:mod:`..search.programs`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ...registry import BUILTIN, artifact_library
 from . import ast as A
 from . import dsl as B
 from ..program_files import Recipe, add_library_file, library_texts, load_text, resolve
+from ..search import programs as search
 from .parser import parse, parse_file
 
 _META = re.compile(r"^\s*//\s*(family|requires)\s*:(.*)$")
@@ -211,11 +213,18 @@ def add_program_file(path) -> LibraryProgram:
     return add_library_file(path, PROGRAMS, _entry, parse)
 
 
-def for_task(task, positional: bool) -> tuple[str, A.Program] | None:
+def for_task(task, positional: bool, searched: bool = True) -> tuple[str, A.Program] | None:
     """(name, program) deciding ``task``'s main decision function, or None.  With
-    ``positional=False`` only plain B-RASP programs qualify."""
+    ``positional=False`` only plain B-RASP programs qualify.  When the library has none,
+    the smallest plain program agreeing with the task on every input up to some n is
+    searched for (once per task identity; :func:`..search.programs.cached_search`),
+    unless ``searched`` is False; its name says so and how far it was checked."""
     for _origin, artifact in PROGRAMS.for_task(task):
         prog = artifact.instantiate(task)
         if positional or not A.uses_positions(prog):
             return artifact.name_for(task), prog
+    if searched:
+        found = search.cached_search(task, "B-RASP")
+        if found.program is not None:
+            return found.origin, found.program
     return None
