@@ -251,12 +251,20 @@ def _training(ref, budget: Budget, db: Path, seed: int) -> dict[str, Any]:
             "steps": budget.steps, "model": "small (2 layers, width 64), NoPE"}
 
 
+def _shown(path: str) -> str:
+    """``path`` relative to the working folder when it lies inside it (shorter lines)."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def _print_summary(result: dict[str, Any], md: Path, html: Path) -> None:
     from ..theories.runner import matrix_markdown
     print(matrix_markdown(result["predictions"]).split("\n\nCells:")[0])
     for rec in result["programs"]:
         used = ", ".join(rec["used_by"]) or "no column (outside every column's model)"
-        print(f"program: {rec['language']} ({rec['fragment']}) from {rec['origin']}, "
+        print(f"program: {rec['language']} ({rec['fragment']}) from {_shown(rec['origin'])}, "
               f"{rec['how']}; evidence for: {used}")
         if rec.get("transformer"):
             t = rec["transformer"]
