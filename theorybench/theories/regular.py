@@ -21,6 +21,11 @@ A task file is defined only at the lengths in its LENGTHS; the rules read the au
 language at every length.  Finite changes do not matter: star-free, AC0, ACC0 and TC0 are each
 closed under changing finitely many words, so the monoid facts decide the task.
 
+Bases: an Easy cell that rests on one of these theorems has basis ``theorem`` (the premise,
+the monoid property, was computed; no circuit or program was built), a Hard cell
+``lower-bound`` (the syntactic monoid is the computed quantity); the MPC fold and the BAPO
+protocol are constructions.
+
 Statuses: the theorem numbers of these papers were not found with the search tool, so a
 rule resting on one of them is ``cited`` (its premise - the monoid property - computed
 exactly for a given automaton, up to L for a learned one) or ``conditional`` (TC0 Hard).
@@ -246,7 +251,7 @@ def aperiodic_rule(theory: Theory, family: str, ctx: Context) -> Prediction | Ru
         return auto
     ok, wit = monoid_fact(family, ctx, "aperiodic")
     if ok:
-        return _cite(theory, family, Verdict.EASY, Basis.CONSTRUCTION, auto, SCHUTZENBERGER,
+        return _cite(theory, family, Verdict.EASY, Basis.THEOREM, auto, SCHUTZENBERGER,
                      {"aperiodic": True}, "its syntactic monoid is aperiodic, so the language "
                      "is star-free and a B-RASP program (a masked hard-attention transformer "
                      "without positions) recognizes it")
@@ -268,8 +273,8 @@ def quasi_rule(theory: Theory, family: str, ctx: Context, model: str, exact: boo
         return RuleSkip("the task's exact automaton was used by the rule before")
     ok, info = monoid_fact(family, ctx, "quasi")
     if ok:
-        return _cite(theory, family, Verdict.EASY, Basis.CONSTRUCTION if exact else
-                     Basis.THEOREM, auto, BCST, {"quasi_aperiodic": True, **info},
+        return _cite(theory, family, Verdict.EASY, Basis.THEOREM, auto, BCST,
+                     {"quasi_aperiodic": True, **info},
                      f"its syntactic morphism is quasi-aperiodic (stability index "
                      f"{info['stability_index']}), so the language is in AC0 ({model})")
     if not exact:
@@ -280,8 +285,8 @@ def quasi_rule(theory: Theory, family: str, ctx: Context, model: str, exact: boo
             return RuleSkip(found)
         label, _res, info = found
         info = {**info, "restricted_to": label}
-    return _cite(theory, family, Verdict.HARD, Basis.LOWER_BOUND if exact else Basis.THEOREM,
-                 auto, BCST, {"quasi_aperiodic": False, "witness": info},
+    return _cite(theory, family, Verdict.HARD, Basis.LOWER_BOUND, auto, BCST,
+                 {"quasi_aperiodic": False, "witness": info},
                  f"{info['explanation']}; the morphism is not quasi-aperiodic, so the "
                  f"language is not in AC0 ({model})")
 
@@ -299,8 +304,8 @@ def solvable_rule(theory: Theory, family: str, ctx: Context, exact: bool = True
         return RuleSkip("the task's exact automaton was used by the rule before")
     ok, info = monoid_fact(family, ctx, "solvable")
     if ok:
-        return _cite(theory, family, Verdict.EASY, Basis.CONSTRUCTION if exact else
-                     Basis.THEOREM, auto, BT88, {"solvable": True, **info},
+        return _cite(theory, family, Verdict.EASY, Basis.THEOREM, auto, BT88,
+                     {"solvable": True, **info},
                      f"every group in its syntactic monoid is solvable (maximal subgroup "
                      f"orders {info['maximal_subgroup_orders']}), so the language is in "
                      f"ACC0, inside TC0")
@@ -427,10 +432,12 @@ def bapo_automaton_rule(theory: Theory, family: str, ctx: Context, ns: list[int]
                                  ev, expl + "; correct at every n by construction")
     ev["verified_up_to"] = int(max(rows))
     if sampled:
-        ev["verified_how"] = f"exhaustive up to the largest n with <= 4096 inputs, sampled at n = {sampled}"
+        ev["verified_how"] = (f"exhaustive up to the largest n with <= 4096 inputs, sampled "
+                              f"at n = {sampled}")
     return theory.prediction(family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
-                             expl + f" (a learned automaton: verified, not proved for all n)")
+                             expl + " (a learned automaton: verified, not proved for all n)")
 
 
-__all__ = ["TaskAutomaton", "ExactCheck", "exact_check", "task_automaton", "letter_map", "monoid_fact", "aperiodic_rule",
-           "quasi_rule", "solvable_rule", "mpc_fold_rule", "bapo_automaton_rule", "SCHUTZENBERGER", "BCST", "BT88", "BARRINGTON89"]
+__all__ = ["TaskAutomaton", "ExactCheck", "exact_check", "task_automaton", "letter_map",
+           "monoid_fact", "aperiodic_rule", "quasi_rule", "solvable_rule", "mpc_fold_rule",
+           "bapo_automaton_rule", "SCHUTZENBERGER", "BCST", "BT88", "BARRINGTON89"]
