@@ -29,6 +29,8 @@ TASK_FILES = {
     "first_a": ('("a", "b")', "x[:, 0] == 0", lambda w: w[0] == "a"),
     "more_a": ('("a", "b", "c")', "(x == 0).sum(axis=1) > (x == 1).sum(axis=1)",
                lambda w: w.count("a") > w.count("b")),
+    "contains_ab": ('("a", "b", "c")', "((x[:, :-1] == 0) & (x[:, 1:] == 1)).any(axis=1)",
+                    lambda w: "ab" in w),
     "a_before_b": ('("a", "b", "c")',
                    "((x == 1) & (np.cumsum(x == 0, axis=1) - (x == 0) > 0)).any(axis=1)",
                    lambda w: "a" in w and "b" in w[w.index("a"):]),
@@ -93,6 +95,7 @@ def test_builtin_tasks_get_their_smallest_programs(spec, language, size, oracle)
     ("first_a", "C-RASP", 7), ("first_a", "B-RASP", 4),
     ("more_a", "C-RASP", 5),
     ("a_before_b", "C-RASP", 9), ("a_before_b", "B-RASP", 7),
+    ("contains_ab", "B-RASP", 9),
 ])
 def test_new_tasks_get_programs_right_beyond_the_examples(tmp_path, name, language, size):
     cls = family(tmp_path, name)
@@ -198,6 +201,23 @@ def test_for_task_falls_back_to_a_cached_search(tmp_path):
     assert name.startswith("found by search (size 4,") and not brasp.uses_positions(bprog)
     # a library program still comes first
     assert crasp_for_task(tasks.get("majority", n=5))[1] == "library:majority"
+
+
+def test_the_cache_tells_task_parameters_apart(tmp_path):
+    path = tmp_path / "first_k.py"
+    path.write_text(textwrap.dedent("""\
+        NAME = "first_k"
+        ALPHABET = ("a", "b")
+        LENGTHS = (1, 64)
+        PARAMS = {"k": (0, 1, 0)}
+        def label(x, k=0):
+            return x[:, 0] == k
+        """))
+    cls = load_family(path)
+    first_a = P.cached_search(cls(n=4, k=0), "B-RASP")
+    first_b = P.cached_search(cls(n=4, k=1), "B-RASP")
+    assert P.cached_search(cls(n=7, k=0), "B-RASP") is first_a
+    assert '"a"(j)' in P.text(first_a.program) and '"b"(j)' in P.text(first_b.program)
 
 
 def test_the_crasp_and_star_free_rules_check_a_searched_program(cli, tmp_path):

@@ -30,6 +30,7 @@ same answer.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -44,7 +45,7 @@ from ..crasp import ast as C
 from ..crasp.interpret import Interpreter
 
 #: Candidates evaluated per search (all counterexample rounds together).
-DEFAULT_BUDGET = 30000
+DEFAULT_BUDGET = 80000
 #: Most tokens (end markers included) in the examples the enumeration runs on.
 EXAMPLE_TOKENS = 1 << 11
 #: Largest input space of one n checked exhaustively after a match, and the largest n.
@@ -192,8 +193,11 @@ class Flat:
 
 
 def _key(v: np.ndarray) -> bytes:
-    """The value itself, exactly (no hash, so no collision can merge two candidates)."""
-    return np.packbits(v).tobytes() if v.dtype == bool else v.tobytes()
+    """A Boolean value itself, packed (exact); an integer value by a 128-bit BLAKE2
+    digest (a copy of each would double the memory of the integer bank)."""
+    if v.dtype == bool:
+        return np.packbits(v).tobytes()
+    return hashlib.blake2b(v.tobytes(), digest_size=16).digest()
 
 
 # ---- enumeration -----------------------------------------------------------------------
