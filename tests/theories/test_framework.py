@@ -193,9 +193,12 @@ def test_sensitivity_rules_evidence():
     assert ev["thresholds"]["hard_ratio_floor"] == st.HARD_FLOOR
     assert ev["task_distribution"]["average_sensitivity"] == 10
     check_json(ev)
+    # majority: its function checked on every input up to n = 11, its closed form
+    # (o(n) for every n) decides - no fit, so verified rather than extrapolated
     p = st.SensitivityTheory().predict("majority")
-    assert p.rule == "sublinear average sensitivity" and p.status == Status.EXTRAPOLATED
-    assert p.tried[0]["outcome"].startswith("not linear")
+    assert p.rule == "sublinear average sensitivity" and p.status == Status.VERIFIED
+    assert p.evidence["closed_form"]["key"] == "majority" and p.evidence["verified_up_to"] == 11
+    assert p.tried[0]["outcome"].startswith("closed form")
 
 
 def test_sensitivity_monte_carlo_beyond_the_exact_work_limit():

@@ -57,5 +57,10 @@ def test_a_series_that_stops_early_gives_no_verdict(monkeypatch):
             "fit": {"kind": "poly", "exponent": 1.0, "formula": "~ n", "decided": True,
                     "ambiguous_with": [], "candidates": {}}}
     monkeypatch.setattr(st, "sensitivity_profile", lambda family, ctx=None: dict(prof))
-    p = st.SensitivityTheory().predict("parity")
+    # Dyck matches no closed form, so only the series could decide
+    p = st.SensitivityTheory().predict("dyck")
     assert p.verdict is Verdict.UNKNOWN and "stops at 10 free positions" in p.explanation
+    # parity's function is checked on every input at n = 4..10 and its closed form as = n
+    # holds for every n: the short series no longer matters
+    p = st.SensitivityTheory().predict("parity")
+    assert p.verdict is Verdict.HARD and p.evidence["closed_form"]["key"] == "parity"

@@ -19,6 +19,7 @@ from .. import tasks
 from ..formal.automata import aperiodicity, find_failing_view
 from ..formal.language import is_language
 from ..formal.sensitivity import average_sensitivity
+from ..formal.sensitivity_closed import binary_encoding
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from .regular import exact_check, task_automaton
 from ..formal.growth import classify_growth
@@ -31,6 +32,9 @@ from ..formal.circuits.verify import construction_table, default_ns
 MIN_EXPONENT = 0.3
 #: Largest number of free input bits the exact sensitivity is computed for.
 MAX_SENS_BITS = 18
+#: The series' distribution when tokens of a larger alphabet were written in binary.
+BINARY_TOKENS = ("uniform on the binary encoding of the tokens (ceil(log2 k) bits per "
+                 "position of k symbols, codes >= k read as the last symbol)")
 
 
 def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
@@ -81,16 +85,20 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> 
 @functools.lru_cache(maxsize=64)
 def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...], str] | str:
     ms, values = [], []
-    why = ""
+    why, dist = "", "uniform"
     for n in tasks.family(family).analysis_ns:
         try:
             df = tasks.get(family, n=n).decision_view()[0]
         except Exception as exc:  # noqa: BLE001 - an n the family rejects
             why = str(exc)
             continue
-        if df.valid is not None or any(len(c) > 2 for c in df.choices):
-            return (f"{family}'s input space is not {{0,1}}^m (positions with more than two "
-                    f"choices or a domain restriction), where Boppana's bound is stated")
+        if df.valid is not None:
+            return (f"{family}'s input space has a domain restriction (a partial function), "
+                    f"where Boppana's bound is not stated")
+        if any(len(c) > 2 for c in df.choices):
+            # tokens in binary: an AC0 family over one-hot tokens gives one for this
+            # function (formal/sensitivity_closed.py, binary_encoding)
+            df, dist = binary_encoding(df), BINARY_TOKENS
         m = sum(1 for c in df.choices if len(c) == 2)
         if m > MAX_SENS_BITS:
             break
@@ -101,7 +109,7 @@ def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...]
         values.append(float(res.value))
     if len(ms) < 3:
         return f"fewer than three sizes with at most {MAX_SENS_BITS} free bits {why}".strip()
-    return tuple(ms), tuple(values), "uniform"
+    return tuple(ms), tuple(values), dist
 
 
 def _closed_form(ms, values) -> str | None:

@@ -11,31 +11,43 @@ such minima is an assumption). Low-sensitivity functions carry no such obstacle;
 paper observes (and argues theoretically) a bias towards them - a tendency, not a
 theorem that they are learned.
 
-Rules (both compute; neither reads a table). The series: exact values (FWHT or
+Rules (both compute; neither reads a table, nor a task's name). First the closed forms
+(:mod:`..formal.sensitivity_closed`): when the task's decision function equals, on every
+input at each exactly measured n, a function whose average sensitivity is known for every
+length (parity: m; AND/OR: m 2^(1-m); majority: m C(m-1, t-1)/2^(m-1) ~ sqrt(2m/pi);
+MOD_k: ~ 2m/k; index: 2 - 2^(1-N); a junta of k positions: at most k), and the formula
+matches every measured value (exact ones exactly, sampled ones within their intervals),
+its limit of as_n/n decides - no fit. The identity is checked up to the largest such n,
+so the cell says ``verified ≤ N`` (exhaustive) for an Easy, and stays *conditional* on the
+sharp-minimum assumption for a Hard. Otherwise the series: exact values (FWHT or
 enumeration) at the family's analysis n, then sampled estimates (EXTEND_SAMPLES draws, 95%
-intervals) at n = 16 .. 64 as the time budget allows, so that growth is read where the
-curve is asymptotic (3-hop rises to n = 10 and levels off near 7.6 from n = 14 to 64; a fit
-up to n = 10 called it linear).  The growth class comes from
+intervals) at n = 16 .. 64 as the budget allows, so that growth is read where the curve is
+asymptotic (3-hop rises to n = 10 and levels off near 7.6 from n = 14 to 64; a fit up to
+n = 10 called it linear). The growth class comes from
 :func:`..formal.growth.classify_growth` on the tail of the series, weighted by the
 intervals; log-log slopes are taken on the same tail.
 
-* ``linear average sensitivity`` (lower bound) - as_n / n_free >= HARD_FLOOR on the tail
-  (n_free = positions with more than one choice), the tail's log-log slope >= HARD_EXPONENT
-  within the intervals, and the classifier decides a power law of exponent >=
-  HARD_EXPONENT with neither bounded nor logarithmic growth also fitting -> Hard, status
-  *conditional* (on the assumption that trained transformers keep bounded norm /
-  layer-norm blow-up, i.e. do not sit at the sharp minima the theorem says are needed).
-* ``sublinear average sensitivity`` - as_n = o(n): the classifier decides bounded,
-  logarithmic or n^c with c <= EASY_EXPONENT, and the tail's slope is <= EASY_EXPONENT
-  within the intervals -> Easy, status *extrapolated* (low sensitivity removes the
-  obstacle; that the task is then learned is the paper's empirical tendency).
+* ``linear average sensitivity`` (lower bound) - a closed form with lim as_n/n > 0, or
+  as_n / n_free >= HARD_FLOOR on the tail (n_free = positions with more than one choice),
+  the tail's log-log slope >= HARD_EXPONENT within the intervals, and the classifier
+  decides a power law of exponent >= HARD_EXPONENT with neither bounded nor logarithmic
+  growth also fitting -> Hard, status *conditional* (on the assumption that trained
+  transformers keep bounded norm / layer-norm blow-up, i.e. do not sit at the sharp
+  minima the theorem says are needed).
+* ``sublinear average sensitivity`` - a closed form with lim as_n/n = 0 (``verified ≤ N``),
+  or as_n = o(n) read from the series: the classifier decides bounded, logarithmic or n^c
+  with c <= EASY_EXPONENT, and the tail's slope is <= EASY_EXPONENT within the intervals
+  -> Easy, status *extrapolated* (low sensitivity removes the obstacle; that the task is
+  then learned is the paper's empirical tendency).
 
 Otherwise the verdict is Unknown, with the fit and slopes that kept it from deciding.
-Measurements are under the uniform distribution on the natural input space (primary, the
-paper's definition); where uniform rejection sampling is too sparse for the valid inputs,
-the task's own sampler is used only if a chi-square test at a small n finds it uniform on
-them (each such row says so); the task's own distribution is reported as secondary
-evidence at the largest exactly measured n.
+The verdict is always read under the uniform distribution on the natural input space
+(primary, the paper's definition, docs/theories.md §0); where uniform rejection sampling
+is too sparse for the valid inputs, the task's own sampler is used only if a chi-square
+test at a small n finds it uniform on them (each such row says so). The task's own
+distribution is reported beside it (``secondary``: its as_n/n at the largest exact n and
+whether it agrees by class - All, Any and Dyck do not: their balanced samplers put half
+the mass on the rare, sensitive positives); it never decides.
 """
 
 from __future__ import annotations
@@ -53,34 +65,14 @@ from .base import (Basis, Context, RuleSkip, Status, Theory, Verdict,
                    rule)
 from ..formal.growth import classify_growth, tail_window
 from ..formal.sensitivity import average_sensitivity
+from ..formal.sensitivity_closed import closed_form_for, describe
 # the extension's names stay importable from here (tests, users tuning the budget)
 from .sensitivity_sampling import (CONFIDENCE, EXTEND_EVALUATIONS, EXTEND_NS,  # noqa: F401
-                                    EXTEND_SAMPLES, extend_series, sampler_is_uniform)
+                                    EXTEND_SAMPLES, extend_series, sampler_is_uniform,
+                                    HARD_FLOOR, secondary)
 
-HARD_FLOOR = 0.1
 HARD_EXPONENT = 0.9
 EASY_EXPONENT = 0.75
-#: The uniform and the task's distribution disagree by class when, at the largest n, the
-#: task's as_n/n is at least HARD_FLOOR and this many times the uniform one (Dyck words
-#: are exponentially rare under the uniform distribution, so as -> 0 there, while the
-#: balanced distribution models are trained on gives as/n ~ 0.6).
-DISAGREE_FACTOR = 4.0
-
-
-def distribution_disagreement(prof: dict[str, Any]) -> str | None:
-    """Why the uniform-distribution measurement cannot give a verdict alone, or None."""
-    td = prof.get("task_distribution") or {}
-    rows = [r for r in prof.get("values", []) if r.get("n") == td.get("n")]
-    if not td or not rows or "ratio" not in td:
-        return None
-    uni = float(rows[0]["average_sensitivity"]) / max(int(rows[0]["n"]), 1)
-    task = float(td["ratio"])
-    if task >= HARD_FLOOR and task >= DISAGREE_FACTOR * max(uni, 1e-12):
-        return (f"the distributions disagree by class at n={td['n']}: as_n/n = {uni:.3f} under "
-                f"the uniform distribution (nearly constant there) but {task:.3f} under the "
-                f"task's {td.get('distribution')} distribution, what models are trained on; "
-                f"no verdict without choosing one")
-    return None
 #: Largest space enumerated exactly by the rule (inputs x positions x replacements).
 EXACT_WORK = 1 << 21
 #: Monte Carlo work budget (rows x positions x replacements) per n, and sample bounds.
@@ -176,6 +168,9 @@ def _profile(family: str, max_n: int, seed: int, options: tuple, budget: float) 
                           f"{int(100 * CONFIDENCE)}% intervals")
     if last_df is not None:
         out["task_distribution"] = _task_value(last_df, rng, ctx)
+        # a task with several outputs is measured on its first decision view (the last
+        # position of a per-position task, the carry-out of an addition): say which
+        out["view"] = f"{last_df.name}: {last_df.description}".rstrip(": ")
     return out
 
 
@@ -264,10 +259,21 @@ class SensitivityTheory(Theory):
         prof = sensitivity_profile(family, ctx)
         if "error" in prof:
             return RuleSkip(prof["error"], {"skipped": prof["skipped"]})
+        side = secondary(prof)
+        if side:
+            prof["secondary"] = side
+        closed = closed_form_for(family, prof["values"])
+        if isinstance(closed, dict):
+            prof["closed_form"] = closed
+            if closed["agrees"]:
+                return prof  # a closed form decides growth at every n, not the series
+        else:
+            prof["closed_form_tried"] = closed
         top = max(r["free_positions"] for r in prof["values"])
         if top < MIN_DECIDE_FREE:
             stop = "; ".join(f"n={s['n']}: {s['reason']}" for s in prof["skipped"][:1])
-            kept = ("distribution", "values", "fit", "skipped", "sampled")
+            kept = ("distribution", "values", "fit", "skipped", "sampled", "secondary",
+                    "view", "closed_form", "closed_form_tried")
             return RuleSkip(f"the series stops at {top} free positions (n = "
                             f"{prof['values'][-1]['n']}), below the {MIN_DECIDE_FREE} needed "
                             f"to read growth rather than an early segment"
@@ -277,15 +283,32 @@ class SensitivityTheory(Theory):
 
     @rule("linear average sensitivity", Basis.LOWER_BOUND)
     def linear(self, family: str, ctx: Context):
-        """as_n / n bounded away from 0 (ratio floor and slope ~1) -> Hard (conditional)."""
+        """as_n / n bounded away from 0 (a closed form with lim as/n > 0, or the ratio floor
+        and slope ~1 of the measured series) -> Hard (conditional)."""
         prof = self._measured(family, ctx)
         if isinstance(prof, RuleSkip):
             return prof
+        condition = ("training reaches only flat, bounded-norm solutions (the sharp-minimum "
+                     "assumption, docs/theories.md §7)")
+        theorem = ("a transformer fitting f on length n needs sharpness / norm / layer-norm "
+                   "blow-up growing with as_n(f)/n (Hahn & Rofin 2024, main sharpness theorem)")
+        cf = prof.get("closed_form")
+        if cf and cf["agrees"]:
+            if cf["sublinear"]:
+                return RuleSkip(f"closed form {cf['formula']} ({cf['function']}): as_n/n -> "
+                                f"{cf['limit_as_over_n']}, sublinear")
+            return self.prediction(
+                family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONDITIONAL,
+                {**prof, "condition": condition, "theorem": theorem,
+                 "verified_up_to": max(cf["checked_ns"]), "verified_how": "exhaustive",
+                 "criterion": f"closed form as = {cf['formula']} with as_n/n -> "
+                 f"{cf['limit_as_over_n']} > 0"},
+                f"{describe(cf)}, so as_n/n -> {cf['limit_as_over_n']} (uniform "
+                f"distribution{_side_words(prof)}); by Hahn & Rofin's bound a transformer "
+                f"fitting it needs a sharp minimum or large norms, so it is hard to learn - "
+                f"conditional on training reaching only flat, bounded-norm solutions")
         c, floor = prof["local_exponent"], prof["min_ratio_larger_half"]
         c_lo, _ = prof["local_exponent_range"]
-        why = distribution_disagreement(prof)
-        if why:
-            return RuleSkip(why)
         fit = prof["fit"]
         linear = (fit["decided"] and fit["kind"] in ("poly", "exponential")
                   and (fit["exponent"] or 0) >= HARD_EXPONENT
@@ -293,16 +316,12 @@ class SensitivityTheory(Theory):
         if floor >= HARD_FLOOR and c_lo >= HARD_EXPONENT and linear:
             return self.prediction(
                 family, Verdict.HARD, Basis.LOWER_BOUND, Status.CONDITIONAL,
-                {**prof, "condition": "training reaches only flat, bounded-norm solutions "
-                 "(the sharp-minimum assumption, docs/theories.md §7)", "criterion": f"as_n/n >= {HARD_FLOOR} for n in "
+                {**prof, "condition": condition, "criterion": f"as_n/n >= {HARD_FLOOR} for n in "
                  f"{prof['larger_half_ns']} and log-log slope {c:.3f} (at least {c_lo:.3f} "
-                 f"within the confidence intervals) >= {HARD_EXPONENT}",
-                 "theorem": "a transformer fitting f on length n needs sharpness / norm / "
-                 "layer-norm blow-up growing with as_n(f)/n (Hahn & Rofin 2024, main "
-                 "sharpness theorem)"},
-                f"average sensitivity grows linearly (slope {c:.2f} on n = "
-                f"{prof['larger_half_ns']}, as_n/n >= {floor:.2f}"
-                f"{'; ' + prof['sampled'] if prof.get('sampled') else ''}); "
+                 f"within the confidence intervals) >= {HARD_EXPONENT}", "theorem": theorem},
+                f"average sensitivity under the uniform distribution grows linearly (slope "
+                f"{c:.2f} on n = {prof['larger_half_ns']}, as_n/n >= {floor:.2f}"
+                f"{'; ' + prof['sampled'] if prof.get('sampled') else ''}{_side_words(prof)}); "
                 f"by Hahn & Rofin's bound a transformer fitting it needs a sharp minimum or "
                 f"large norms, so it is hard to learn - conditional on training reaching "
                 f"only flat, bounded-norm solutions")
@@ -315,16 +334,29 @@ class SensitivityTheory(Theory):
     # the cited bias (Hahn & Rofin 2024), hence basis theorem
     @rule("sublinear average sensitivity", Basis.THEOREM)
     def sublinear(self, family: str, ctx: Context):
-        """as_n = o(n) (slope clearly below 1) -> Easy (conjectured: a bias, not a theorem)."""
+        """as_n = o(n) (a closed form with lim as/n = 0, or a slope clearly below 1) ->
+        Easy (a bias, not a theorem)."""
         prof = self._measured(family, ctx)
         if isinstance(prof, RuleSkip):
             return prof
+        tendency = ("Hahn & Rofin's sharpness obstacle does not apply and transformers are "
+                    "biased towards such functions - a tendency")
+        cf = prof.get("closed_form")
+        if cf and cf["agrees"] and cf["sublinear"]:
+            return self.prediction(
+                family, Verdict.EASY, Basis.THEOREM, Status.VERIFIED,
+                {**prof, "verified_up_to": max(cf["checked_ns"]), "verified_how": "exhaustive",
+                 "criterion": f"closed form as = {cf['formula']} with as_n/n -> 0"},
+                f"{describe(cf)}, so as_n = o(n) under the uniform distribution"
+                f"{_side_words(prof)}; {tendency}")
+        kept = ("distribution", "values", "fit", "local_exponent", "local_exponent_range",
+                "larger_half_ns", "min_ratio_larger_half", "thresholds", "task_distribution",
+                "sampled", "skipped", "secondary", "view", "closed_form", "closed_form_tried")
+        if cf and cf["agrees"]:
+            return RuleSkip(f"closed form {cf['formula']}: as_n/n -> {cf['limit_as_over_n']}, "
+                            f"linear", {k: prof[k] for k in kept if k in prof})
         c = prof["local_exponent"]
         _, c_hi = prof["local_exponent_range"]
-        why = distribution_disagreement(prof)
-        if why:
-            kept = ("distribution", "values", "fit", "task_distribution")
-            return RuleSkip(why, {k: prof[k] for k in kept if k in prof})
         fit = prof["fit"]
         sub = _sublinear_fit(fit)
         if c_hi <= EASY_EXPONENT and sub:
@@ -335,19 +367,18 @@ class SensitivityTheory(Theory):
                  f"growth {prof['fit']['kind']}"},
                 f"average sensitivity under the uniform distribution is sublinear "
                 f"({_fit_words(fit)}, slope {c:.2f}"
-                f"{'; ' + prof['sampled'] if prof.get('sampled') else ''}; the task's own distribution "
-                f"agrees by class); Hahn & Rofin's sharpness obstacle does not apply and "
-                f"transformers are biased towards such functions - a tendency, extrapolated "
-                f"from the measured n")
+                f"{'; ' + prof['sampled'] if prof.get('sampled') else ''}{_side_words(prof)}); "
+                f"{tendency}, extrapolated from the measured n")
         # the last rule: its skip keeps the measurements, so an Unknown cell shows them
-        kept = ("distribution", "values", "fit", "local_exponent", "local_exponent_range",
-                "larger_half_ns", "min_ratio_larger_half", "thresholds", "task_distribution",
-                "sampled", "skipped")
         return RuleSkip(f"not clearly sublinear: log-log slope {c:.3f} on n = "
                         f"{prof['larger_half_ns']}, up to {c_hi:.3f} within the confidence "
                         f"intervals (need <= {EASY_EXPONENT}); growth {_fit_words(fit)}",
                         {k: prof[k] for k in kept if k in prof})
 
+
+def _side_words(prof: dict[str, Any]) -> str:
+    side = prof.get("secondary")
+    return f"; beside it, {side['text']}" if side else ""
 
 
 def _sublinear_fit(fit: dict[str, Any]) -> bool:
@@ -365,7 +396,9 @@ def _sublinear_fit(fit: dict[str, Any]) -> bool:
     def par(name, key):
         return float(cands[name]["params"][key])
 
-    sublinear = (fits("bounded") or fits("log")
+    # a flat or falling tail is decided bounded by the classifier though no candidate
+    # fits it (a fall to 0 has no constant, logarithmic or power-law shape)
+    sublinear = (fit.get("kind") == "bounded" or fits("bounded") or fits("log")
                  or (fits("poly") and par("poly", "c") <= EASY_EXPONENT))
     linear = ((fits("linear") and par("linear", "b") >= HARD_FLOOR)
               or (fits("poly") and par("poly", "c") >= HARD_EXPONENT))

@@ -15,6 +15,8 @@ prediction.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .. import tasks
@@ -139,3 +141,33 @@ def sampler_is_uniform(family: str, fam) -> tuple[bool, str]:
         what = f"n={n}, {len(space)} valid inputs, chi2 = {chi2:.0f} on {dof} dof, z = {zval:.2f}"
         return abs(zval) <= CHI2_Z, what
     return False, "no analysis n with at most 4,096 valid inputs to test it on"
+
+
+#: The linear rule's floor on as_n/n (theories.sensitivity uses this one), also the class
+#: line between the two distributions.
+HARD_FLOOR = 0.1
+#: The task's own distribution is said to disagree by class with the uniform one when, at
+#: the largest exact n, its as_n/n is at least HARD_FLOOR and this many times the uniform
+#: one (Dyck words are exponentially rare under the uniform distribution, so as -> 0
+#: there, while the balanced distribution models are trained on gives as/n ~ 0.6).
+DISAGREE_FACTOR = 4.0
+
+
+def secondary(prof: dict[str, Any]) -> dict[str, Any] | None:
+    """The task's own distribution beside the uniform (primary) figure: its as_n/n at the
+    n where both were measured, and whether it agrees by class (never used for a verdict:
+    the uniform distribution is Hahn & Rofin's definition, docs/theories.md §0)."""
+    td = prof.get("task_distribution") or {}
+    rows = [r for r in prof.get("values", []) if r.get("n") == td.get("n")]
+    if not td or not rows or "ratio" not in td:
+        return None
+    uni = float(rows[0]["average_sensitivity"]) / max(int(rows[0]["free_positions"]), 1)
+    task = float(td["ratio"])
+    agrees = not (task >= HARD_FLOOR and task >= DISAGREE_FACTOR * max(uni, 1e-12)
+                  or uni >= HARD_FLOOR and uni >= DISAGREE_FACTOR * max(task, 1e-12))
+    text = (f"under the task's {td.get('distribution')} distribution as_n/n = {task:.3f} at "
+            f"n={td['n']} against {uni:.3f} uniform"
+            + ("" if agrees else " - it disagrees by class: models trained on that "
+               "distribution see a differently sensitive function"))
+    return {"n": td["n"], "distribution": td.get("distribution"), "ratio_task": task,
+            "ratio_uniform": uni, "agrees_by_class": agrees, "text": text}
