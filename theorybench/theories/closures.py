@@ -75,6 +75,7 @@ from typing import Any
 from .. import tasks
 from ..formal import reduction_catalogue as RC
 from ..formal.reduction_catalogue import BLOWUPS
+from ..formal.search.reductions import search
 from ..registry import BUILTIN, Registry
 from ..tasks import TaskRef
 from .prediction import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
@@ -371,7 +372,6 @@ def searched(family: str, ctx: Context | None = None):
     task (module docstring)."""
     if shipped(family):
         return None
-    from ..formal.search.reductions import search
     rows = [r for r in universe(family, ctx) if r != family and shipped(r)]
     return search(family, rows)
 

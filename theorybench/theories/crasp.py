@@ -125,13 +125,12 @@ def _closed_form_rows(family: str, ns, rows, prof) -> str | None:
     with theorybench (its code defines the function at every n; a task file or a family
     registered by user code is checked only at the measured n, so its cell stays with the
     growth fit)."""
-    from ..registry import BUILTIN
     if not prof.get("method", "").startswith("exact") or not ns:
         return None
     if not all(r == 2 ** n for n, r in zip(ns, rows)):
         return None
     ref = tasks.TaskRef.of(family)
-    if tasks.registry.FAMILIES.origin(ref.family) != BUILTIN:
+    if tasks.registry.FAMILIES.origin(ref.family) != tasks.registry.BUILTIN:
         return None
     for n in ns:
         try:

@@ -43,6 +43,9 @@ import functools
 import numpy as np
 
 from ... import tasks
+from ...errors import TheorybenchError
+from ...tasks import TaskRef
+from ...tasks.digest import task_identity
 from .. import reductions as R
 
 
@@ -167,8 +170,6 @@ def computes(family: str, problem: "R.Problem", ns) -> bool:
 
 
 def _digest(family: str) -> str:
-    from ...tasks import TaskRef
-    from ...tasks.digest import task_identity
     ref = TaskRef.of(family)
     return task_identity(ref.family, dict(ref.params))["digest"]
 
@@ -179,8 +180,6 @@ _PROBLEMS: dict[str, "R.Problem"] = {}
 
 @functools.lru_cache(maxsize=256)
 def _computes(family: str, digest: str, problem: str, ns: tuple[int, ...]) -> bool:
-    from ...errors import TheorybenchError
-    from ...tasks import TaskRef
     prob = _PROBLEMS[problem]
     ref = TaskRef.of(family)
     for n in ns:
@@ -255,7 +254,6 @@ def carry_out_is_greater_than(n: int, family: str = "binary_add") -> bool:
     none): a comparison of a with the complement of b, computed here independently of
     the task's reference from the token rows.
     """
-    from ...errors import TheorybenchError
     try:
         t = tasks.get(str(family), n=n)
         layout = getattr(t, "_positions", None)
