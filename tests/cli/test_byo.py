@@ -106,3 +106,27 @@ def test_byo_refuses_before_any_work(cli, tmp_path, tiny):
     code, _, err = cli("byo", task, "--out", out, "--no-train", "--force")
     assert code == 0, err
     assert (out / "has_a.md").read_text().startswith("# theorybench byo: has_a")
+
+
+@pytest.mark.parametrize("bad", [
+    TASK.replace("return (x == 0).any(axis=1)", "return x"),              # wrong shape
+    TASK.replace('NAME = "has_a"', 'NAME = "parity"'),                    # a built-in's name
+    TASK + "CRASP = '// alphabet: a b\\nout = # \"a\" > 1\\n'\n",          # a wrong program
+])
+def test_a_bad_task_file_loses_nothing(cli, tmp_path, tiny, bad):
+    """A bad task file given to byo or run: one line, and the page and the store already
+    there (from a good version of the file) keep their bytes."""
+    task = tmp_path / "has_a.py"
+    task.write_text(TASK)
+    out = tmp_path / "page"
+    assert cli("byo", task, "--out", out, "--no-train")[0] == 0
+    store = out / "runs.sqlite"
+    sqlite3.connect(store).execute("CREATE TABLE t (x)").connection.commit()
+    kept = {p: p.read_bytes() for p in out.iterdir()}
+    task.write_text(bad)
+    for argv in (["byo", task, "--out", out], ["run", "in-distribution", "--tasks", task,
+                                                "--db", store, "--executor", "inprocess"]):
+        code, _, err = cli(*argv)
+        assert code == 2 and str(task) in err and "Traceback" not in err, err
+        assert len(err.strip().splitlines()) == 1, err
+    assert {p: p.read_bytes() for p in out.iterdir()} == kept

@@ -301,6 +301,19 @@ BAD = [
     ("dfa missing transition", HEAD + 'DFA = {"start": 0, "accept": [1], '
      '"delta": {0: {"a": 1, "b": 0}, 1: {"a": 1}}}\n',
      r"t\.py:4: DFA: DFA has no transition from state 1 on 'b'; add DFA\['delta'\]\[1\]\['b'\]"),
+    ("dfa accept not a list", HEAD + 'DFA = {"start": 0, "accept": 0, '
+     '"delta": {0: {"a": 0, "b": 0}}}\n', r"t\.py:4: DFA: DFA\['accept'\] must be a list"),
+    ("dfa state unhashable", HEAD + 'DFA = {"start": [0], "accept": [0], '
+     '"delta": {0: {"a": 0, "b": 0}}}\n', r"t\.py:4: DFA: DFA states must be hashable"),
+    ("dfa start not a state", HEAD + 'DFA = {"start": 5, "accept": [0], '
+     '"delta": {0: {"a": 0, "b": 0}}}\n', r"t\.py:4: DFA: DFA start state 5 is not a key"),
+    ("dfa move to no state", HEAD + 'DFA = {"start": 0, "accept": [0], '
+     '"delta": {0: {"a": 9, "b": 0}}}\n', r"t\.py:4: DFA: DFA\['delta'\]\[0\]\['a'\] = 9 is "
+     "not a state"),
+    ("regex counted repetition", HEAD + 'REGEX = "a{2}b"\n',
+     r"t\.py:4: REGEX, column 2 of the pattern: counted repetition \{m,n\} is not supported"),
+    ("regex anchor", HEAD + 'REGEX = "^ab"\n', r"t\.py:4: REGEX, column 1 of the pattern: "
+     r"'\^': REGEX always matches the whole input"),
 ]
 
 

@@ -15,15 +15,17 @@ from .common import int_arg, parse_seed
 def register(sub) -> None:
     p = sub.add_parser("task", help="work with task files (your own tasks)",
                        description="Work with task files: a Python file with NAME, ALPHABET, "
-                       "LENGTHS and label(x) (or REGEX or DFA); see docs/extending.md.")
+                       "LENGTHS and label(x) (or REGEX or DFA), or a .cr/.br program whose "
+                       "language is the task; see docs/extending.md.")
     inner = p.add_subparsers(dest="task_command", metavar="SUBCOMMAND", required=True)
     c = inner.add_parser("check", help="validate a task file",
                          description="Validate a task file: its names and types, label's "
                          "shape and 0/1 values on random and edge inputs (each token "
                          "repeated, shortest and longest n), determinism (label twice), "
-                         "agreement with oracle(x) when given, sampling, and speed (a label "
+                         "agreement with oracle(x) when given (for a program: the naive "
+                         "interpreter), sampling, and speed (a label "
                          "slower than 1 s on 10,000 inputs is reported).")
-    c.add_argument("file", help="the task file (.py)")
+    c.add_argument("file", help="the task file (.py) or program (.cr, .br)")
     c.add_argument("--count", type=int_arg(1, 100_000), default=2000,
                    help="random inputs per checked n (default 2000)")
     c.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")

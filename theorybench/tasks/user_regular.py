@@ -68,6 +68,14 @@ class Table:
 
 def from_dict(dfa: Any, alphabet: Sequence[str]) -> Table:
     """``{"start": q0, "accept": [...], "delta": {q: {symbol: q'}}}`` -> :class:`Table`."""
+    try:
+        return _from_dict(dfa, alphabet)
+    except TypeError as exc:  # a state that cannot be a dict key (a list, a dict)
+        raise RegularError(f"DFA states must be hashable values such as ints or strings "
+                           f"({exc}); name each state by an int or a string") from None
+
+
+def _from_dict(dfa: Any, alphabet: Sequence[str]) -> Table:
     if not isinstance(dfa, dict) or not {"start", "accept", "delta"} <= set(dfa):
         raise RegularError('DFA must be a dict with keys "start", "accept" and "delta", e.g. '
                            '{"start": 0, "accept": [1], "delta": {0: {"a": 1, ...}, ...}}')
@@ -96,6 +104,9 @@ def from_dict(dfa: Any, alphabet: Sequence[str]) -> Table:
             table[index[q], a] = index[row[sym]]
     if dfa["start"] not in index:
         raise RegularError(f"DFA start state {dfa['start']!r} is not a key of DFA['delta']")
+    if not isinstance(dfa["accept"], (list, tuple, set, frozenset)):
+        raise RegularError(f"DFA['accept'] must be a list of states, e.g. [1], not "
+                           f"{dfa['accept']!r}")
     accept = np.zeros(len(states), dtype=np.int64)
     for q in dfa["accept"]:
         if q not in index:
