@@ -412,7 +412,9 @@ def run_llm_sweep(tasks: Sequence[str] | None = None, profile: str = "smoke",
 
 
 def _llm_headline(m: dict) -> str:
-    text = f"accuracy {m['accuracy']:.3f} (chance {m['chance']:.2f}"
+    se = m.get("accuracy_stderr")  # lm-eval's standard error, beside every accuracy
+    text = (f"accuracy {m['accuracy']:.3f}{'' if se is None else f'±{se:.3f}'} "
+            f"(chance {m['chance']:.2f}")
     if m.get("unparseable"):
         text += f", unparseable {m['unparseable']:.2f}"
     text += f") on {m['count']} prompts"

@@ -91,3 +91,12 @@ def test_the_cell_names_the_answer_parsers():
     cells = llm_cells([_rec("majority", 5, 30, 32, sampler=SAMPLER), gen])["llm"]
     assert "answers by exact_match, loglik" in cells["majority"].note
     assert "2 prompt settings pooled" in cells["majority"].note
+
+
+def test_run_llm_progress_shows_the_stderr():
+    from theorybench.experiments.sweep import _llm_headline
+
+    m = {"accuracy": 0.7, "accuracy_stderr": 0.15275, "chance": 0.6, "count": 10}
+    assert _llm_headline(m).startswith("accuracy 0.700±0.153 (chance 0.60) on 10 prompts")
+    one = {"accuracy": 1.0, "accuracy_stderr": None, "chance": 1.0, "count": 1}
+    assert _llm_headline(one).startswith("accuracy 1.000 (chance 1.00)")
