@@ -15,7 +15,7 @@ def test_predict_subset_markdown(cli, capsys):
     assert code == 0
     assert "| task | sensitivity |" in out
     assert "| parity | Hard (lb, conditional) |" in out
-    assert "| majority | Easy (thm, extrapolated) |" in out
+    assert "| majority | Easy (thm, verified ≤ 11 (exhaustive)) |" in out
     assert "Cells:" in out and "predict" not in err  # no progress bar off a terminal
 
 
@@ -54,7 +54,7 @@ def test_bad_input_exits_2_with_a_message(cli, capsys, argv, needle):
 def test_explain(cli, capsys):
     code, out, _ = cli("explain", "sensitivity", "majority", "--max-n", "9")
     assert code == 0
-    assert out.startswith("sensitivity on majority: Easy (thm, extrapolated)")
+    assert out.startswith("sensitivity on majority: Easy (thm, verified ≤ 9 (exhaustive))")
     assert "Rules tried (in order):" in out and "1. [lower-bound] linear average" in out
     assert "average_sensitivity" in out and "Sources:" in out
     code, out, _ = cli("explain", "sensitivity", "parity", "--format", "json")
