@@ -64,9 +64,13 @@ def test_closed_form_sensitivity_is_proven(family):
 
 @pytest.mark.parametrize("family", ["dyck", "dyck_bounded"])
 def test_dyck_sensitivity_names_the_distribution(family):
+    # the uniform distribution decides (issue 29: it is the primary figure); the cell
+    # names it and reports the task's balanced distribution beside it, disagreeing by class
     p = theory("sensitivity").predict(family)
-    assert p.verdict == Verdict.UNKNOWN
-    assert "distributions disagree" in p.tried[-1]["outcome"]
+    assert p.verdict == Verdict.EASY and "under the uniform distribution" in p.explanation
+    side = p.evidence["secondary"]
+    assert side["distribution"] == "balanced" and not side["agrees_by_class"]
+    assert "disagrees by class" in p.explanation
     # an Easy verdict from sublinear sensitivity is never basis lower-bound
     q = theory("sensitivity").predict("majority")
     assert q.verdict == Verdict.EASY and q.basis == Basis.THEOREM
