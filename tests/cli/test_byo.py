@@ -75,17 +75,14 @@ def test_byo_trains_once_per_definition(cli, tmp_path):
 
 
 def test_byo_reports_a_supplied_program_outside_plain_crasp(cli, tmp_path, tiny):
-    task = tmp_path / "first_a.py"
-    task.write_text(TASK.replace("has_a", "first_a").replace("(x == 0).any(axis=1)",
-                                                               "x[:, 0] == 0"))
-    (tmp_path / "first_a.cr").write_text(
-        '// alphabet: a b\n#import first\nf = # ("a" && first)\nout = f == 1\n')
-    code, text, err = cli("byo", task, "--out", tmp_path / "p", "--no-train")
+    write_cab(tmp_path)
+    code, text, err = cli("byo", tmp_path / "cab.py", "--out", tmp_path / "p", "--no-train")
     assert code == 0, err
-    assert ("program: C-RASP (C-RASP[periodic, local]) from " + str(tmp_path / "first_a.cr")
+    assert ("program: C-RASP (C-RASP[periodic, local]) from " + str(tmp_path / "cab.cr")
             + ", supplied with the task; evidence for: no column") in text
-    md = (tmp_path / "p" / "first_a.md").read_text()
+    md = (tmp_path / "p" / "cab.md").read_text()
     assert "not attempted: `crasp prove` handles plain C-RASP" in md
+    assert "| crasp | Unknown |" in md
 
 
 def test_byo_refuses_before_any_work(cli, tmp_path, tiny):
@@ -130,3 +127,22 @@ def test_a_bad_task_file_loses_nothing(cli, tmp_path, tiny, bad):
         assert code == 2 and str(task) in err and "Traceback" not in err, err
         assert len(err.strip().splitlines()) == 1, err
     assert {p: p.read_bytes() for p in out.iterdir()} == kept
+
+
+def write_cab(folder: pathlib.Path) -> None:
+    """"contains ab" over {a, b, c} and a local program for it (#import prev): plain C-RASP
+    has no program for it."""
+    (folder / "cab.py").write_text(
+        'NAME = "cab"\nALPHABET = ("a", "b", "c")\nLENGTHS = (2, 16)\n\n\n'
+        "def label(x):\n    return ((x[:, :-1] == 0) & (x[:, 1:] == 1)).any(axis=1)\n")
+    (folder / "cab.cr").write_text('// alphabet: a b c\n#import prev\n'
+                                   'ab_here = "b" && #[prev] "a" == 1\nout = # ab_here > 0\n')
+
+
+def test_the_crasp_cell_names_a_supplied_program_outside_its_fragment(cli, tmp_path):
+    write_cab(tmp_path)
+    code, text, err = cli("explain", "crasp", tmp_path / "cab.py", "--max-n", "6")
+    assert code == 0, err
+    assert text.startswith("crasp on cab: Unknown")
+    assert (f"the program supplied in {tmp_path / 'cab.cr'} is in C-RASP[periodic, local], "
+            "not plain C-RASP, so it is no evidence for this column") in text

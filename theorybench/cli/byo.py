@@ -145,7 +145,7 @@ def _predictions(ref, budget: Budget, seed: int) -> list[Any]:
     from ..theories.base import Context
     from ..theories.runner import predict_matrix
     ctx = Context(max_n=budget.max_n, seed=seed, time_limit_s=budget.time_limit_s)
-    return predict_matrix(None, [str(ref)], ctx, progress=False)
+    return predict_matrix(None, [str(ref)], ctx, progress=True)  # a bar on a terminal only
 
 
 def _programs(ref, budget: Budget, predictions) -> list[dict[str, Any]]:
@@ -175,10 +175,10 @@ def _programs(ref, budget: Budget, predictions) -> list[dict[str, Any]]:
                     "how": "found by the B-RASP library", "program": str(bfound[1]),
                     "used_by": ["star_free_pos"] + (["star_free"] if frag == "B-RASP" else [])})
     cell = next((p for p in predictions if p.theory == "crasp"), None)
-    for rec in out:
-        if rec["language"] == "C-RASP":
-            rec.update(_crasp_followup(rec, ref, budget, cell))
-            break
+    crasp = [r for r in out if r["language"] == "C-RASP"]
+    crasp.sort(key=lambda r: "crasp" not in r["used_by"])  # the column's own program first
+    if crasp:
+        crasp[0].update(_crasp_followup(crasp[0], ref, budget, cell))
     return out
 
 

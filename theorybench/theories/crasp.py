@@ -209,7 +209,15 @@ class CRASPTheory(Theory):
         cls = tasks.family(family)
         probe = _instances(family, list(cls.analysis_ns) + [ctx.max_n])
         if not probe or for_task(probe[0]) is None:
-            return RuleSkip(f"the C-RASP library has no program for {family}")
+            # a program supplied with a task file outside plain C-RASP (#import) is no
+            # evidence here; the cell names it and its fragment (formal/user_artifacts.py)
+            outside = [a for a in getattr(cls, "artifacts", ())
+                       if a["language"] == "C-RASP" and "crasp" not in a["columns"]]
+            return RuleSkip(f"the C-RASP library has no program for {family}" + "".join(
+                f"; the program supplied in {a['origin']} is in {a['fragment']}, not plain "
+                "C-RASP, so it is no evidence for this column" for a in outside),
+                {"supplied_outside_fragment": [{k: a[k] for k in ("origin", "fragment")}
+                                               for a in outside]} if outside else {})
         origin = for_task(probe[0])[1]
         rng = np.random.default_rng(ctx.seed)
         report = check_against_task(lambda t: for_task(t)[0], family, ctx.max_n,
