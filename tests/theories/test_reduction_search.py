@@ -73,6 +73,21 @@ def test_a_letter_swap_and_a_reversal_are_found(tmp_path):
         assert letter.admits(res.entries[0], chk) is not None
 
 
+def test_complemented_labels(tmp_path):
+    with FAMILIES.scoped():
+        path = _write(tmp_path, "even_ones", "def label(x):\n    return x.sum(axis=1) % 2 == 0\n")
+        load_task_file(path, export=False)
+        res = S.search("even_ones", ["parity", "majority"])
+        e = res.out_of("even_ones")[0]
+        assert e.negated and e.letter_map == {"0": "0", "1": "1"} and e.target_label == "parity"
+        chk = e.check()
+        assert chk.labels_preserved and not e.problems(chk)
+        # the same map without the complement fails its check on every input
+        import dataclasses
+        plain = dataclasses.replace(e, negated=False, _checks={})
+        assert plain.check().by_n[0].mismatches == plain.check().by_n[0].checked
+
+
 def test_a_wrong_map_is_rejected_by_the_check(user_tasks):
     e = S.search("my_majority", ["majority"]).out_of("my_majority")[0]
     # the same entry with the letters swapped: Majority(NOT x) = NOT Majority(x)

@@ -71,7 +71,8 @@ class Entry:
               then ``letter_map`` (source token -> target token, the same at every
               position), ``positions`` ("identity": output j reads input j; "reversal")
               and ``coverage`` (which lengths of the two tasks the map covers) say what it
-              is. An identity on token arrays between two *different* task definitions is
+              is; ``negated``: the map sends label 1 to label 0 and back (every class
+              the closures name is closed under complement). An identity on token arrays between two *different* task definitions is
               a map like any other here: the two functions agree on every checked input.
     """
 
@@ -94,6 +95,8 @@ class Entry:
     letter_map: dict[str, str] | None = None
     positions: str = ""
     coverage: str = ""
+    #: labels are complemented: label(T(map(x))) = 1 - label(S(x)) (0/1 labels)
+    negated: bool = False
     _checks: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self):
@@ -115,7 +118,8 @@ class Entry:
             target_family=self.target_family,
             target_params=lambda n: {**self.target_params, "n": self.size(n),
                                      **self.extra_target_params(n)},
-            map=self.map, kind=self.kind, doc=self.doc)
+            map=self.map, kind=self.kind, doc=self.doc,
+            label_map=(lambda y: 1 - np.asarray(y)) if self.negated else None)
 
     def check(self, samples: int = 2000, seed: int = 0,
               exhaustive_limit: int = 1 << 16) -> ReductionCheck:
@@ -160,7 +164,8 @@ class Entry:
              "inclusion": self.inclusion, "main_decision_function_only": self.main_only,
              "doc": self.doc, "ns": list(self.ns),
              **({"searched": True, "letter_map": self.letter_map, "positions": self.positions,
-                 "coverage": self.coverage} if self.searched else {}),
+                 "coverage": self.coverage, "labels_complemented": self.negated}
+                if self.searched else {}),
              "sizes": {n: self.size(n) for n in self.ns}}
         if chk is not None:
             d["check"] = {k: v for k, v in chk.to_dict().items() if k != "by_n"}

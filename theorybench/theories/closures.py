@@ -65,6 +65,12 @@ position) is admitted by:
 * star_free, star_free_pos - both directions: the same substitution in a star-free
   expression or a B-RASP[pos] program (star-free languages form a variety, closed under
   inverse morphisms: Schützenberger 1965, Eilenberg 1976).
+
+A searched map may complement the labels. Every class above is closed under complement
+(negate the circuit's output, the program's final Boolean, h's answer, the MPC output in
+one more local step; a star-free language's complement is star-free), and the Hard
+arguments named (one-way communication rows, residual classes) count the same for a
+function and its complement, so a complemented map transfers like the plain one.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ For a task T and each row S, the search tries every map of the form
 where phi is any function from one task's alphabet to the other's (all |B|^|A| of them)
 and pi is the identity or the reversal, in both directions: T -> S (then an Easy cell of S
 carries to T where the theory's class is closed under the map) and S -> T (then a Hard cell
-of S carries to T). A task whose positions do not share one alphabet (index, reach: a
+of S carries to T); each also with the labels complemented (0/1 labels; every class the
+closures name is closed under complement). A task whose positions do not share one alphabet (index, reach: a
 query token after the data) is tried only against a row with the same instance space, by
 the identity map (the same function under another name or definition). A map is kept only if the labels agree on EVERY input at every n both
 tasks accept from 1 up to the largest n whose input space has at most ``max_inputs``
@@ -238,7 +239,9 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
                 lut = np.zeros(max(la) + 1, dtype=np.int64)
                 lut[list(la)] = phi
                 cands.append((pos, phi, lut))
-    alive = list(range(len(cands)))
+    # per live candidate, the label relations still possible: equal, and complemented
+    # (where both tasks' labels are 0/1 on the first n)
+    alive = {i: {False, True} for i in range(len(cands))}
     dead_at: dict[int, int] = {}
     for sa, sb in plan:
         if sa.x is None:
@@ -248,8 +251,8 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
                                                 f"({budget.used:,} of {budget.total:,})"})
                 return None
             sa.x, sa.y = x, _labels(sa.df, x)
-        keep = []
-        for i in alive:
+        keep = {}
+        for i, modes in alive.items():
             pos, phi, lut = cands[i]
             img = sa.x if lut is None else lut[sa.x]
             if pos == "reversal":
@@ -261,9 +264,14 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
                 tried.append({**rec, "outcome": f"budget exhausted at n={sa.n} "
                                                 f"({budget.used:,} of {budget.total:,})"})
                 return None
-            same = bool(ok.all()) and np.array_equal(_labels(sb.df, img), sa.y)
-            if same:
-                keep.append(i)
+            left = set()
+            if ok.all():
+                yb = _labels(sb.df, img)
+                binary = bool(np.isin(yb, (0, 1)).all() and np.isin(sa.y, (0, 1)).all())
+                left = {m for m in modes if np.array_equal(yb, 1 - sa.y if m else sa.y)
+                        and (binary or not m)}
+            if left:
+                keep[i] = left
             else:
                 dead_at[sa.n] = dead_at.get(sa.n, 0) + 1
         alive = keep
@@ -272,22 +280,28 @@ def _search_pair(a: TaskRef, b: TaskRef, task: TaskRef, budget: _Budget, max_inp
                                             f"(first failures by n: {dead_at})"})
             return None
     ns = tuple(sa.n for sa, _ in plan)
-    pos, phi, lut = cands[alive[0]]
+    # identity positions first, then labels equal before complemented
+    first = next((i for i, m in alive.items() if False in m), next(iter(alive)))
+    pos, phi, lut = cands[first]
+    negated = False not in alive[first]
     ok, cover = coverage(a, b, task)
     va, vb = plan[0][0].df.task.vocab, plan[0][1].df.task.vocab
     # {} : the identity on every token (the same instance space on both sides)
     letters = {} if phi is None else _spell(la, lb, phi, va, vb)
     if not ok:
-        tried.append({**rec, "outcome": f"map {letters} ({pos}) agrees at n = {list(ns)} but "
-                                        f"is not kept: {cover}"})
+        neg = ", labels complemented" if negated else ""
+        tried.append({**rec, "outcome": f"map {letters} ({pos}{neg}) agrees at n = {list(ns)} "
+                                        f"but is not kept: {cover}"})
         return None
-    tried.append({**rec, "outcome": f"found: letters {letters}, positions {pos}, checked on "
+    tried.append({**rec, "outcome": f"found: letters {letters}, positions {pos}"
+                                    f"{', labels complemented' if negated else ''}, checked on "
                                     f"every input at n = {list(ns)}"})
-    return _entry(a, b, pos, lut, letters, ns, cover)
+    return _entry(a, b, pos, lut, letters, ns, cover, negated)
 
 
 def _entry(a: TaskRef, b: TaskRef, pos: str, lut: np.ndarray | None,
-           letters: dict[str, str], ns: tuple[int, ...], cover: str) -> Entry:
+           letters: dict[str, str], ns: tuple[int, ...], cover: str,
+           negated: bool = False) -> Entry:
     def map_(x: np.ndarray, n: int) -> np.ndarray:
         x = np.asarray(x, dtype=np.int64)
         img = x if lut is None else lut[x]
@@ -295,15 +309,16 @@ def _entry(a: TaskRef, b: TaskRef, pos: str, lut: np.ndarray | None,
 
     text = ", ".join(f"{k}->{v}" for k, v in letters.items()) or "the identity on every token"
     return Entry(
-        name=f"{a} -> {b} (found by search: letters {text}; positions {pos})",
+        name=f"{a} -> {b} (found by search: letters {text}; positions {pos}"
+             f"{'; labels complemented' if negated else ''})",
         source_family=a.family, source_params=dict(a.params),
         target_family=b.family, target_params=dict(b.params),
         map=map_, size=lambda n: n, size_formula="n' = n", blowup="identity", ns=ns,
         kind="projection", searched=True, letter_map=letters, positions=pos,
-        coverage=cover,
+        coverage=cover, negated=negated,
         doc=f"token j of the image is the letter map of token "
-            f"{'j' if pos == 'identity' else 'n+1-j'} of the input; labels equal on every "
-            f"input at n = {list(ns)}")
+            f"{'j' if pos == 'identity' else 'n+1-j'} of the input; labels "
+            f"{'complementary' if negated else 'equal'} on every input at n = {list(ns)}")
 
 
 _CACHE: dict[tuple, SearchResult] = {}
