@@ -126,3 +126,20 @@ def test_lm_eval_loads_the_smollm2_cache(tmp_path, monkeypatch):
     _, samples = _harness(cache_dir(cfg), tmp_path / "x", yaml.stem)
     ours = evaluate_llm(LLMSpec(task="majority", n=5, model=cfg, k=4, count=3), backend=smol)
     _same(ours, samples)
+
+
+def test_the_group_runs_every_task_of_a_moved_folder(tiny, tiny_dir, tmp_path):
+    from lm_eval.models.huggingface import HFLM
+    from lm_eval.tasks import TaskManager
+
+    names = [export_lm_eval(t, n, tmp_path / "x", k=2, count=3)[0].stem
+             for t, n in (("majority", 5), ("parity", 4))]
+    shutil.move(tmp_path / "x", tmp_path / "moved")
+    lm = HFLM(pretrained=str(tiny_dir), batch_size=2, device="cpu")
+    res = lm_eval.simple_evaluate(model=lm, tasks=["theorybench"],
+                                  task_manager=TaskManager(include_path=str(tmp_path / "moved")))
+    for name, (task, n) in zip(names, (("majority", 5), ("parity", 4))):
+        ours = evaluate_llm(LLMSpec(task=task, n=n, model=tiny.config, k=2, count=3),
+                            backend=tiny)
+        assert res["results"][name]["acc,none"] == pytest.approx(ours["metrics"]["acc"])
+        assert res["results"][name]["chance,none"] == pytest.approx(ours["metrics"]["chance"])
