@@ -85,7 +85,7 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> 
 @functools.lru_cache(maxsize=64)
 def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...], str] | str:
     ms, values = [], []
-    why, dist = "", "uniform"
+    why, dist, alphabet = "", "uniform", []
     for n in tasks.family(family).analysis_ns:
         try:
             df = tasks.get(family, n=n).decision_view()[0]
@@ -97,7 +97,14 @@ def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...]
                     f"where Boppana's bound is not stated")
         if any(len(c) > 2 for c in df.choices):
             # tokens in binary: an AC0 family over one-hot tokens gives one for this
-            # function (formal/sensitivity_closed.py, binary_encoding)
+            # function (formal/sensitivity_closed.py, binary_encoding); only over a fixed
+            # alphabet - where it grows with n (edge or query tokens) the bits per token
+            # grow too, and a fit over a few small m reads that as a power of m
+            sizes = sorted({len(c) for c in df.choices if len(c) > 2})
+            if alphabet and sizes != alphabet:
+                return (f"{family}'s alphabet grows with n ({alphabet} then {sizes} symbols "
+                        f"per position), so its binary encoding is no fixed-alphabet view")
+            alphabet = sizes
             df, dist = binary_encoding(df), BINARY_TOKENS
         m = sum(1 for c in df.choices if len(c) == 2)
         if m > MAX_SENS_BITS:
