@@ -12,7 +12,7 @@ program that is the task. In order, with a progress bar on a terminal:
 3. a short in-distribution training run at two n (a small model; the runs go to a results
    store keyed by the task's definition digest, so an unchanged file is not trained again
    and an edited one is);
-4. one page, ``NAME.md`` and ``NAME.html`` in ``--out`` (default ``byo-NAME``), beside the
+4. one page, Markdown and HTML (``NAME`` + ``.md``, ``.html``) in ``--out`` (default ``byo-NAME``), beside the
    store ``runs.sqlite``. Outputs go through :mod:`theorybench.safe_io`: an input (the
    task file, its programs) or a file of another kind is never replaced without --force.
 """
@@ -27,8 +27,16 @@ from typing import Any
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError, TheorybenchError
+from ..experiments.lines import IN_DISTRIBUTION
+from ..experiments.store import ResultsStore
+from ..formal.brasp.programs import for_task as brasp_for_task
+from ..formal.crasp.programs import for_task as crasp_for_task
+from ..formal.crasp.validate import load
+from ..formal.program_task import brasp_fragment, crasp_fragment
 from ..safe_io import STORE, TEXT, check_output
 from ..tasks.user_program import sibling_programs
+from ..theories.base import Context
+from ..theories.runner import matrix_markdown, predict_matrix
 from .byo_page import write_page
 from .common import add_force, parse_seed, path_arg
 
@@ -142,8 +150,6 @@ def _task_info(ref, path: Path) -> dict[str, Any]:
 
 
 def _predictions(ref, budget: Budget, seed: int) -> list[Any]:
-    from ..theories.base import Context
-    from ..theories.runner import predict_matrix
     ctx = Context(max_n=budget.max_n, seed=seed, time_limit_s=budget.time_limit_s)
     return predict_matrix(None, [str(ref)], ctx, progress=True)  # a bar on a terminal only
 
@@ -152,9 +158,6 @@ def _programs(ref, budget: Budget, predictions) -> list[dict[str, Any]]:
     """The supplied programs (checked at load) and the ones the libraries give the task;
     the C-RASP one checked, proved and compiled (from the C-RASP cell's evidence when its
     program rule fired, else here)."""
-    from ..formal.brasp.programs import for_task as brasp_for_task
-    from ..formal.crasp.programs import for_task as crasp_for_task
-    from ..formal.program_task import brasp_fragment, crasp_fragment
     fam = tasks.family(ref.family)
     task = ref.build(n=max(fam.analysis_ns))
     out = [dict(rec, how="supplied with the task", used_by=rec["columns"])
@@ -184,7 +187,6 @@ def _programs(ref, budget: Budget, predictions) -> list[dict[str, Any]]:
 
 def _crasp_followup(rec, ref, budget: Budget, cell) -> dict[str, Any]:
     from ..constructions.evidence import compiled_evidence
-    from ..formal.crasp.validate import load
     from ..proofs import prove_crasp
     ev = cell.evidence if cell is not None and cell.rule == "verified program" else {}
     program = load(rec["program"], rec["origin"], tuple(tasks.family(ref.family).alphabet))
@@ -228,9 +230,7 @@ def _train_ns(ref, budget: Budget) -> list[int]:
 
 
 def _training(ref, budget: Budget, db: Path, seed: int) -> dict[str, Any]:
-    from ..experiments.lines import IN_DISTRIBUTION
     from ..experiments.spec import RunSpec
-    from ..experiments.store import ResultsStore
     from ..experiments.sweep import run_sweep
     from ..experiments.trainer import TrainingConfig
     ns = _train_ns(ref, budget)
@@ -260,7 +260,6 @@ def _shown(path: str) -> str:
 
 
 def _print_summary(result: dict[str, Any], md: Path, html: Path) -> None:
-    from ..theories.runner import matrix_markdown
     print(matrix_markdown(result["predictions"]).split("\n\nCells:")[0])
     for rec in result["programs"]:
         used = ", ".join(rec["used_by"]) or "no column (outside every column's model)"

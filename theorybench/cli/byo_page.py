@@ -7,12 +7,12 @@ import html as H
 from pathlib import Path
 from typing import Any
 
+from ..matrix.tables import prediction_cell
 from ..safe_io import atomic_write
 from ..theories.runner import LEGEND, explain_text
 
 
 def _cell(p) -> str:
-    from ..matrix.tables import prediction_cell
     return prediction_cell(p.to_dict())
 
 
