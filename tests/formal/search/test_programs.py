@@ -203,6 +203,23 @@ def test_for_task_falls_back_to_a_cached_search(tmp_path):
     assert crasp_for_task(tasks.get("majority", n=5))[1] == "library:majority"
 
 
+def test_a_sampler_that_fails_at_large_n_only_leaves_those_n_unsampled(tmp_path):
+    path = tmp_path / "first_a_small.py"
+    path.write_text(textwrap.dedent("""\
+        NAME = "first_a_small"
+        ALPHABET = ("a", "b")
+        LENGTHS = (1, 64)
+        def label(x):
+            return x[:, 0] == 0
+        def sample(rng, count, n):
+            if n > 16:
+                raise ValueError("no sampler past 16")
+            return rng.integers(0, 2, size=(count, n))
+        """))
+    got = P.search(load_family(path)(n=3), "C-RASP")
+    assert got.program is not None and got.checked_n == 12 and got.sampled_ns == ()
+
+
 def test_the_cache_tells_task_parameters_apart(tmp_path):
     path = tmp_path / "first_k.py"
     path.write_text(textwrap.dedent("""\

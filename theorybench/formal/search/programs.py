@@ -395,7 +395,12 @@ def verify(language: str, program, task):
         if not sample and inst.decision_view()[0].space_size() > VERIFY_SPACE:
             exhaustive = False
             continue
-        x, y = _labelled(inst, rng if sample else None)
+        try:
+            x, y = _labelled(inst, rng if sample else None)
+        except TaskParameterError:
+            if not sample:
+                raise
+            continue  # a sampler that cannot draw at this n (too rare a label): not sampled
         bad = np.flatnonzero(answers(language, program, inst, x) != y)[:ADDED]
         if len(bad):
             return top, tuple(sampled), (list(x[bad]), y[bad])
