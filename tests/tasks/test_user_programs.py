@@ -242,3 +242,36 @@ def test_bad_supplied_programs(tmp_path):
     path = write(tmp_path, with_crasp(TASK, '// alphabet: a b\nout = # "a" >\n'), "has_a.py")
     with pytest.raises(TaskParameterError, match=r"has_a\.py:8 \(CRASP\):2:\d+"):
         registry.load_task_file(path)
+
+
+def test_a_fresh_process_loads_a_program_task_and_its_checker(tmp_path):
+    """What a pool worker does: only THEORYBENCH_TASKS names the program; the language
+    (formal/program_task.py) and the artifact checker are loaded by their registries."""
+    import os
+    import subprocess
+    import sys
+    write(tmp_path, TASK, "has_a.py")
+    write(tmp_path, GOOD, "has_a.cr")
+    env = {**os.environ, registry.ENV: os.pathsep.join([str(EXAMPLES / "anbncn.cr"),
+                                                        str(tmp_path / "has_a.py")])}
+    code = ("import numpy as np; from theorybench import tasks; "
+            "t = tasks.get('anbncn', n=6); "
+            "print(t.label(np.array([[0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 2, 2]])).tolist(), "
+            "[a['fragment'] for a in tasks.family('has_a').artifacts])")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[1, 0] ['C-RASP']"
+
+
+def test_a_program_of_a_task_with_params_serves_the_default_variant_only(tmp_path):
+    path = write(tmp_path, TASK.replace("LENGTHS = (1, 16)", 'LENGTHS = (1, 16)\nPARAMS = '
+                                        '{"k": (1, 3, 1)}').replace(
+        "def label(x):\n    return (x == 0).any(axis=1)",
+        "def label(x, k=1):\n    return (x == 0).sum(axis=1) >= k"), "has_a.py")
+    write(tmp_path, GOOD, "has_a.cr")           # "at least one a": right for k = 1 only
+    registry.load_task_file(path)
+    supplied = str(tmp_path / "has_a.cr")
+    assert crasp_for_task(tasks.get(f"{path}", n=6))[1] == supplied
+    other = crasp_for_task(tasks.get(f"{path}:k=2", n=6))   # none, or one found elsewhere
+    assert other is None or other[1] != supplied

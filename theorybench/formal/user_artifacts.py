@@ -5,7 +5,8 @@ libraries for that task only, and only where their fragment is the column's mode
 A task file ``NAME.py`` supplies a C-RASP or B-RASP program by ``CRASP = "..."`` /
 ``BRASP = "..."`` (program text, or the path of a program file relative to the task
 file), or by a file ``NAME.cr`` / ``NAME.br`` beside it; a ``.cr``/``.br`` program that
-*is* the task supplies itself. Each is verified on every input of every valid n whose
+*is* the task supplies itself. A task with ``PARAMS`` has its program checked, and used,
+at the parameters' defaults only. Each is verified on every input of every valid n whose
 input space has at most :data:`EXHAUSTIVE` words, and on :data:`SAMPLES` random inputs at
 the longest n up to :data:`SAMPLED_N`; a disagreement is a :class:`TaskParameterError`
 naming the program and the input, raised while the task file loads.
@@ -165,12 +166,18 @@ def check_task_artifacts(cls) -> None:
     first (before the shipped artifacts), for instances of ``cls`` only: an edited file
     is a new class, so a stale program never serves it."""
     records = [check_program(cls, *given) for given in _given(cls)]
+    # checked at the parameters' defaults (PARAMS): it serves that variant only
+    defaults = {p.name: p.default for p in cls.params if p.name != "n"}
+
+    def serves(task, c=cls) -> bool:
+        return isinstance(task, c) and all(task.values.get(k) == v
+                                           for k, v in defaults.items())
+
     for rec in records:
         if not rec["columns"]:
             continue  # recorded (the report says which fragment), never used as evidence
         library = CRASP_PROGRAMS if rec["language"] == "C-RASP" else BRASP_PROGRAMS
-        library.add(rec["artifact"], cls.name, when=lambda task, c=cls: isinstance(task, c),
-                    origin=rec["origin"], first=True)
+        library.add(rec["artifact"], cls.name, when=serves, origin=rec["origin"], first=True)
     cls.artifacts = tuple({k: v for k, v in r.items() if k != "artifact"} for r in records)
 
 
