@@ -275,3 +275,12 @@ def test_a_program_of_a_task_with_params_serves_the_default_variant_only(tmp_pat
     assert crasp_for_task(tasks.get(f"{path}", n=6))[1] == supplied
     other = crasp_for_task(tasks.get(f"{path}:k=2", n=6))   # none, or one found elsewhere
     assert other is None or other[1] != supplied
+
+
+def test_task_check_lists_the_supplied_programs(cli, tmp_path):
+    write(tmp_path, TASK, "has_a.py")
+    write(tmp_path, GOOD, "has_a.cr")
+    code, out, err = cli("task", "check", tmp_path / "has_a.py")
+    assert code == 0, err
+    assert (f"ok: C-RASP program {tmp_path / 'has_a.cr'} (C-RASP) agrees with label on every "
+            "input up to n=14 and on samples up to n=16; evidence for: crasp") in out

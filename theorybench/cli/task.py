@@ -45,6 +45,11 @@ def cmd_check(args) -> int:
           f"{' '.join(cls.alphabet)}, n in {lo}..{hi}{params}, output {cls.output}")
     for line in done:
         print(f"  ok: {line}")
+    for rec in getattr(cls, "artifacts", ()):   # checked when the file loaded
+        used = ", ".join(rec["columns"]) or "no column (outside every column's model)"
+        print(f"  ok: {rec['language']} program {rec['origin']} ({rec['fragment']}) agrees "
+              f"with label on every input up to n={rec['exhaustive_up_to']} and on samples up "
+              f"to n={rec['verified_up_to']}; evidence for: {used}")
     for line in warnings:
         print(f"  warning: {line}")
     print(f"{'OK' if not warnings else 'OK with warnings'}: {cls.name} digest "
