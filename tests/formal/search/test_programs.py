@@ -203,6 +203,23 @@ def test_for_task_falls_back_to_a_cached_search(tmp_path):
     assert crasp_for_task(tasks.get("majority", n=5))[1] == "library:majority"
 
 
+def test_a_program_wrong_only_at_large_n_is_never_returned(tmp_path):
+    # "some a" below length 20, "no a" from 20 on: "0 < # a" fits every enumerated input
+    # and is refuted by the samples at n = 32
+    path = tmp_path / "switch.py"
+    path.write_text(textwrap.dedent("""\
+        NAME = "switch"
+        ALPHABET = ("a", "b")
+        LENGTHS = (1, 64)
+        def label(x):
+            some_a = (x == 0).any(axis=1)
+            return some_a if x.shape[1] < 20 else ~some_a
+        """))
+    got = P.search(load_family(path)(n=3), "C-RASP", budget=20000)
+    assert got.rounds >= 2
+    assert got.program is None, P.text(got.program)
+
+
 def test_a_sampler_that_fails_at_large_n_only_leaves_those_n_unsampled(tmp_path):
     path = tmp_path / "first_a_small.py"
     path.write_text(textwrap.dedent("""\
@@ -217,7 +234,8 @@ def test_a_sampler_that_fails_at_large_n_only_leaves_those_n_unsampled(tmp_path)
             return rng.integers(0, 2, size=(count, n))
         """))
     got = P.search(load_family(path)(n=3), "C-RASP")
-    assert got.program is not None and got.checked_n == 12 and got.sampled_ns == ()
+    assert got.program is not None and got.checked_n == 12
+    assert got.sampled_ns == (13, 14, 15, 16)  # sampled where enumerating is too much
 
 
 def test_the_cache_tells_task_parameters_apart(tmp_path):

@@ -22,10 +22,10 @@ positions equal the labels is the smallest in the grammar (ties: enumeration ord
   Size = nodes of the expression tree; an attention is one node plus S, V and d.
 
 A match is then run by the real interpreter on every input of every n whose space has at
-most :data:`VERIFY_SPACE` inputs and on samples at n = 32 and 64; inputs it gets wrong join
-the examples and the enumeration starts again (counterexample-guided), every round counted
-against one budget of evaluated candidates - never seconds, so every machine gets the
-same answer.
+most :data:`VERIFY_SPACE` inputs, on samples at the other n <= 16 and at n = 32 and 64;
+inputs it gets wrong join the examples and the enumeration starts again
+(counterexample-guided), every round counted against one budget of evaluated candidates -
+never seconds, so every machine gets the same answer.
 """
 
 from __future__ import annotations
@@ -384,17 +384,16 @@ def answers(language: str, program, inst, x: np.ndarray) -> np.ndarray:
 
 def verify(language: str, program, task):
     """(N: every input of every n <= N agrees, the sampled n that agree, None or the first
-    failing inputs and their labels)."""
+    failing inputs and their labels). An n <= VERIFY_N whose space is too large to
+    enumerate is sampled, as are n = 32 and 64 (or the next n where the family is defined)."""
     top, exhaustive, sampled = 0, True, []
     rng = np.random.default_rng(0)
     for n in list(range(1, VERIFY_N + 1)) + list(SAMPLED_NS):
-        sample = n > VERIFY_N
-        inst = instance(task, n) or (instance(task, n + 1) if sample else None)
+        inst = instance(task, n) or (instance(task, n + 1) if n > VERIFY_N else None)
         if inst is None:
             continue
-        if not sample and inst.decision_view()[0].space_size() > VERIFY_SPACE:
-            exhaustive = False
-            continue
+        sample = n > VERIFY_N or inst.decision_view()[0].space_size() > VERIFY_SPACE
+        exhaustive &= not sample
         try:
             x, y = _labelled(inst, rng if sample else None)
         except TaskParameterError:
