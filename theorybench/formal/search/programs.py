@@ -245,7 +245,8 @@ class Enumerator:
                 rights = bank.get(s2, ())
                 start = a + 1 if not ordered and s1 == s2 else 0
                 for b in range(start, len(rights)):
-                    yield left, rights[b]
+                    if not (s1 == s2 and a == b):  # x - x, x < x: constants
+                        yield left, rights[b]
 
     def boolean(self, size: int, exprs) -> Iterator:
         """And, Or at ``size`` (``exprs``: the node classes of the language)."""
@@ -293,7 +294,7 @@ class CRASPEnumerator(Enumerator):
     def thresholds(e, v) -> Iterator:
         """Comparisons of a term with a constant, one spelling per distinct test on the
         integers (x <= 0 is x < 1; x < 0 and 0 <= x only where x can be negative)."""
-        signed = isinstance(e, (C.Sub,)) or any(isinstance(x, C.Sub) for x in e.walk())
+        signed = any(isinstance(x, C.Sub) for x in e.walk())
         for c in CONSTANTS:
             k = C.IntConst(c)
             if c or signed:
@@ -319,6 +320,9 @@ def _b_or(x, y):
 
 
 class BRASPEnumerator(Enumerator):
+    """Expressions as tuples (``("att", direction, mask, score, value, default)``, ...),
+    turned into a program by :meth:`program`: one statement per distinct attention."""
+
     language, eos = "B-RASP", False
 
     def level(self, size: int) -> Iterator:
