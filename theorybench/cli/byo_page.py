@@ -4,6 +4,7 @@ the same content (the built-in report's cell format, legend and evidence per cel
 from __future__ import annotations
 
 import html as H
+import re
 from pathlib import Path
 from typing import Any
 
@@ -105,13 +106,18 @@ def _html_table(header, rows) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _code(text: str) -> str:
+    """Markdown's `code` spans as <code> (the intro lines serve both pages)."""
+    return re.sub(r"`([^`]*)`", r"<code>\1</code>", text)
+
+
 def html(result: dict[str, Any]) -> str:
     esc = H.escape
     name = result["task"]["name"]
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>theorybench byo: "
              f"{esc(name)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>theorybench byo: {esc(name)}</h1><ul>"
-             + "".join(f"<li>{esc(line)}</li>" for line in _intro(result)) + "</ul>",
+             + "".join(f"<li>{_code(esc(line))}</li>" for line in _intro(result)) + "</ul>",
              "<h2>Verdicts</h2>"]
     rows = [[esc(p.theory), f"<details><summary>{esc(_cell(p))}</summary><pre>"
              f"{esc(explain_text(p))}</pre></details>", esc(p.rule or ""),
