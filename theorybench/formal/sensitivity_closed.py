@@ -91,6 +91,8 @@ class ClosedForm:
     params: dict = field(default_factory=dict)
     #: lim as(m)/m as m grows (0: sublinear)
     ratio_limit: Fraction = Fraction(0)
+    #: c with as(m) = Theta(m^c) (None: bounded or vanishing); above every polylog if c > 0
+    power: Fraction | None = None
 
     def at(self, m: int) -> Fraction:
         return self.value(m)
@@ -98,7 +100,7 @@ class ClosedForm:
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "function": self.function, "formula": self.formula,
                 "params": dict(self.params), "derivation": self.derivation,
-                "source": SOURCE}
+                "power": None if self.power is None else str(self.power), "source": SOURCE}
 
 
 def _mod_hits(m: int, k: int, r: int) -> Fraction:
@@ -114,7 +116,8 @@ def _threshold(m: int) -> int:
 PARITY = ClosedForm(
     "parity", "XOR of the relevant bits", "m",
     "every flip changes the parity of the weight, so s(f, x) = m at every x",
-    lambda m: Fraction(m), lambda m, p: np.arange(m + 1) % 2, ratio_limit=Fraction(1))
+    lambda m: Fraction(m), lambda m, p: np.arange(m + 1) % 2, ratio_limit=Fraction(1),
+    power=Fraction(1))
 AND_OR = ClosedForm(
     "and_or", "AND (or OR) of the relevant bits", "m*2**(1-m)",
     "only the weight step between m-1 and m (0 and 1 for OR) changes f: "
@@ -128,7 +131,7 @@ MAJORITY = ClosedForm(
     "as/m = C(2j, j)/4^j <= 1/sqrt(2j+1) -> 0 (induction: a_(j+1) = a_j (2j+1)/(2j+2) "
     "and ((2j+1)/(2j+2))^2 <= (2j+1)/(2j+3))",
     lambda m: Fraction(m * math.comb(m - 1, _threshold(m) - 1), 2 ** (m - 1)),
-    lambda m, p: (np.arange(m + 1) >= _threshold(m)).astype(int))
+    lambda m, p: (np.arange(m + 1) >= _threshold(m)).astype(int), power=Fraction(1, 2))
 INDEX = ClosedForm(
     "index", "the data bit named by a query position with N symbols", "2 - 2**(1-m)",
     "the queried bit is always sensitive; the query is sensitive unless all N data bits "
@@ -148,7 +151,7 @@ def mod_form(k: int, r: int) -> ClosedForm:
         f"roots-of-unity filter gives P -> 2/{k}",
         lambda m: m * _mod_hits(m, k, r),
         lambda m, p: (np.arange(m + 1) % k == r).astype(int), {"k": k, "r": r},
-        Fraction(2, k))
+        Fraction(2, k), Fraction(1))
 
 
 SYMMETRIC = (PARITY, AND_OR, MAJORITY)
@@ -444,6 +447,26 @@ def closed_form_for(family: str, rows: list[dict[str, Any]]) -> dict[str, Any] |
     return {**match.to_dict(), "agrees": ok, "check": table}
 
 
+def closed_form_by_bits(family: str, ms, values) -> dict[str, Any] | str:
+    """:func:`closed_form_for` on a series of exact values indexed by the number m of
+    input bits (Boppana's series: the first analysis n with each m), or why none."""
+    rows, seen = [], set()
+    for n in tasks.family(family).analysis_ns:
+        try:
+            df = tasks.get(family, n=n).decision_view()[0]
+        except (TheorybenchError, ValueError):
+            continue
+        if df.valid is not None or any(len(c) > 2 for c in df.choices):
+            return "the series is not of a function on bits"
+        m = sum(len(c) == 2 for c in df.choices)
+        if m in ms and m not in seen:
+            seen.add(m)
+            v = float(values[list(ms).index(m)])
+            rows.append({"n": n, "free_positions": m, "average_sensitivity": v,
+                         "ci_low": v, "ci_high": v, "exact": True})
+    return closed_form_for(family, rows)
+
+
 def describe(cf: dict[str, Any]) -> str:
     """A matched closed form (``closed_form_for``) in words, for a cell's explanation."""
     what = "at most" if cf["bound_only"] else "exactly"
@@ -462,4 +485,5 @@ def _sizes_words(cf: dict[str, Any]) -> str:
 __all__ = ["ClosedForm", "ClosedFormMatch", "Layout", "PARITY", "AND_OR", "MAJORITY",
            "INDEX", "INDEX_BINARY", "mod_form", "limit_ratio", "layout",
            "match_closed_form", "binary_encoding", "check_against", "closed_form_for",
+           "closed_form_by_bits",
            "describe", "CHECK_LIMIT"]

@@ -11,6 +11,7 @@ basis order (construction, lower bound, reduction, theorem).
 from __future__ import annotations
 
 import functools
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from .. import tasks
 from ..formal.automata import aperiodicity, find_failing_view
 from ..formal.language import is_language
 from ..formal.sensitivity import average_sensitivity
-from ..formal.sensitivity_closed import binary_encoding
+from ..formal.sensitivity_closed import binary_encoding, closed_form_by_bits, describe
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from .regular import exact_check, task_automaton
 from ..formal.growth import classify_growth
@@ -119,28 +120,6 @@ def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...]
     return tuple(ms), tuple(values), dist
 
 
-def _closed_form(ms, values) -> str | None:
-    """A closed form of the average sensitivity, valid for every m, that the exact values
-    match at every measured m: parity (as = m) or a threshold function [#1 >= t] with
-    t = floor(m/2)+1 or ceil(m/2) (as = 2 t C(m, t) / 2^m ~ sqrt(2m/pi)). Either grows
-    like a power of m, above every polylog."""
-    from fractions import Fraction
-    from math import comb
-
-    def close(v: float, exact: Fraction) -> bool:
-        return abs(v - float(exact)) <= 1e-9 * max(1.0, float(exact))
-
-    if all(close(v, Fraction(m)) for m, v in zip(ms, values)):
-        return "parity: as(m) = m exactly for every m (every bit flip changes the output)"
-    for name, t_of in (("majority, ties to 1", lambda m: (m + 1) // 2),
-                       ("majority, ties to 0", lambda m: m // 2 + 1)):
-        if all(close(v, Fraction(2 * t_of(m) * comb(m, t_of(m)), 2 ** m))
-               for m, v in zip(ms, values)):
-            return (f"{name}: as(m) = 2 t C(m, t) / 2^m with t = {'ceil(m/2)' if '1' in name else 'floor(m/2)+1'} "
-                    f"for every m (the flips across the threshold weight), ~ sqrt(2m/pi)")
-    return None
-
-
 def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
                             model: str = "a constant-depth polynomial-size AND/OR/NOT "
                                          "family") -> Prediction | RuleSkip:
@@ -151,8 +130,11 @@ def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
     languages), with one threshold.
 
     A power-law fit over m <= MAX_SENS_BITS bits cannot tell m^c from (log m)^3 (the fit of
-    (log m)^3 on small m has exponent ~1.65), so a fit alone gives ``extrapolated``;
-    ``proven`` needs a closed form valid for every m (:func:`_closed_form`)."""
+    (log m)^3 on small m has exponent ~1.65), so a fit alone gives ``extrapolated``. A
+    closed form (formal/sensitivity_closed.py: parity m, majority ~ sqrt(2m/pi), MOD_k
+    ~ 2m/k, each a power of m for every m) decides instead when the task's function was
+    checked equal to the form's on every input and the form matches every measured value;
+    the identity is checked up to N, so the cell is ``verified ≤ N`` (exhaustive)."""
     series = _sensitivity_series(family)
     if isinstance(series, str):
         return RuleSkip(series)
@@ -160,21 +142,26 @@ def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
     fit = classify_growth(list(ms), list(values))
     ev = {"input_bits": list(ms), "average_sensitivity": list(values), "distribution": dist,
           "growth": fit.to_dict(), "theorem": BOPPANA.to_dict(), "min_exponent": MIN_EXPONENT}
+    closed = closed_form_by_bits(family, ms, values)
+    if isinstance(closed, dict) and closed["agrees"] and closed["shape"] == "all" \
+            and closed["power"] is not None and Fraction(closed["power"]) >= MIN_EXPONENT:
+        ev.update(closed_form=closed, verified_up_to=max(closed["checked_ns"]),
+                  verified_how="exhaustive")
+        expl = (f"{describe(closed)}: as = Theta(m^{closed['power']}) for every m; {model} "
+                f"has polylog(m) average sensitivity (Boppana 1997), so none computes "
+                f"{family}")
+        return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, Status.VERIFIED,
+                                 ev, expl)
     if not (fit.kind in ("poly", "exponential") and (fit.exponent or 0) >= MIN_EXPONENT
             and values[-1] > values[0]):
         return RuleSkip(f"average sensitivity grows as {fit.formula} ({fit.kind}), not like "
                         f"m^c with c >= {MIN_EXPONENT}", ev)
-    closed = _closed_form(ms, values)
-    status = Status.EXTRAPOLATED
-    if closed is not None:
-        ev["proof"] = f"closed form matched at m = {list(ms)}: {closed}"
-        status = Status.PROVEN
     expl = (f"exact average sensitivity under the uniform distribution grows as {fit.formula} "
             f"over m = {list(ms)} input bits; {model} has polylog(m) average sensitivity "
-            f"(Boppana 1997), so none computes {family}"
-            + (f" ({closed})" if closed else
-               f" (extrapolated from m <= {ms[-1]}: a fit cannot exclude polylog growth)"))
-    return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, status, ev, expl)
+            f"(Boppana 1997), so none computes {family} (extrapolated from m <= {ms[-1]}: a "
+            f"fit cannot exclude polylog growth)")
+    return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, Status.EXTRAPOLATED,
+                             ev, expl)
 
 
 #: The AC0 theory's name for the shared rule.
