@@ -184,10 +184,12 @@ def test_sensitivity_rules_evidence():
     p = st.SensitivityTheory().predict("parity", Context(max_n=10))
     ev = p.evidence
     assert p.rule == "linear average sensitivity" and p.basis == Basis.LOWER_BOUND
-    exact = [r for r in ev["values"] if r["exact"]]
+    exact = [r for r in ev["values"] if r["exact"] and r["n"] <= 10]
     assert [r["n"] for r in exact] == [4, 6, 8, 10]
-    # then sampled estimates at larger n (parity: s(x) = n for every x, so exact values)
-    assert [r["n"] for r in ev["values"] if not r["exact"]][:2] == [16, 24]
+    # then the extension: n = 16 exactly (2^16 inputs, one pass), sampled estimates beyond
+    # (parity: s(x) = n for every x, so exact values)
+    ext = [r for r in ev["values"] if r["n"] > 10]
+    assert [(r["n"], r["exact"]) for r in ext[:3]] == [(16, True), (24, False), (32, False)]
     assert all(r["average_sensitivity"] == r["n"] for r in ev["values"])
     assert "sampled estimates" in ev["sampled"]
     assert ev["thresholds"]["hard_ratio_floor"] == st.HARD_FLOOR

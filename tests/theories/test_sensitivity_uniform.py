@@ -94,3 +94,16 @@ def test_boppana_does_not_encode_a_growing_alphabet():
     # as m^0.39 (Star-free[pos] said Hard on edge_exists, which is in AC0)
     skip = boppana_rule(ac0_module.AC0Theory(), "edge_exists", Context())
     assert "alphabet grows with n" in skip.reason
+
+
+def test_the_extension_is_exact_where_the_space_is_small():
+    # Dyck-1 under the uniform distribution falls slowly (0.70 at n = 16, exact); 400 draws
+    # there (0.53 +- 0.1) left the series too noisy to decide
+    p = st.SensitivityTheory().predict("dyck:k=1", Context())
+    rows = {r["n"]: r for r in (p.evidence if "values" in p.evidence else
+                                p.evidence["other_rules"]["sublinear average sensitivity"])
+            ["values"]}
+    assert rows[16]["exact"] and rows[16]["method"] == "fwht"
+    assert rows[16]["average_sensitivity"] == pytest.approx(0.6982, abs=1e-4)
+    assert not rows[24]["exact"]
+    assert p.verdict is Verdict.EASY and p.status is Status.EXTRAPOLATED

@@ -36,6 +36,9 @@ EXTEND_EVALUATIONS = 2_000_000
 #: The task's sampler stands in for uniform rejection sampling (too sparse at large n)
 #: only when a chi-square test at a small n finds it uniform on the valid inputs.
 CHI2_Z = 4.0
+#: Extension points whose whole space costs at most this (inputs x replacement symbols,
+#: as theories.sensitivity.EXACT_WORK) are computed exactly, not sampled.
+EXACT_EXTEND_WORK = 1 << 21
 CONFIDENCE = 0.95
 
 
@@ -61,26 +64,35 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
                 continue
         if df is None or n <= top:
             continue
-        cost = samples * (1 + sum(len(c) - 1 for c in df.choices))
+        per_input = sum(len(c) - 1 for c in df.choices)
+        # exact where the whole space is small (a binary task at n = 16: one pass over
+        # 2^16 inputs, cheaper and sharper than 400 draws), sampled beyond
+        exact = df.valid is None and df.space_size() * max(per_input, 1) <= EXACT_EXTEND_WORK
+        cost = df.space_size() if exact else samples * (1 + per_input)
+        what = "an exact value" if exact else "a sampled estimate"
         if spent + cost > budget:
-            skipped.append({"n": n, "reason": f"a sampled estimate at n={n} needs {cost:,} "
+            skipped.append({"n": n, "reason": f"{what} at n={n} needs {cost:,} "
                             f"label evaluations, past the extension's budget of {budget:,} "
                             f"per family ({spent:,} spent)"})
             break
         spent += cost
         try:
-            dist, why = _sampled(df, samples, rng, family, fam, checked)
-            if dist is None:
-                skipped.append({"n": n, "reason": why})
-                break
-            dist, res = dist
+            if exact:
+                dist, res = "uniform", average_sensitivity(df, method="auto")
+            else:
+                dist, why = _sampled(df, samples, rng, family, fam, checked)
+                if dist is None:
+                    skipped.append({"n": n, "reason": why})
+                    break
+                dist, res = dist
         except (TheorybenchError, ValueError, MemoryError) as exc:
             skipped.append({"n": n, "reason": f"{type(exc).__name__}: {exc}"})
             break
         row = {"n": n, "length": res.n, "free_positions": res.free_positions,
                "average_sensitivity": res.value, "ci_low": res.ci_low,
-               "ci_high": res.ci_high, "exact": False, "method": "monte_carlo",
-               "samples": samples, "ratio": res.value / max(res.free_positions, 1),
+               "ci_high": res.ci_high, "exact": res.exact, "method": res.method,
+               "samples": None if exact else samples,
+               "ratio": res.value / max(res.free_positions, 1),
                "max_sensitivity": max(res.histogram) if res.histogram else 0.0}
         if dist == "task":
             row["sampler"] = (f"the task's own sampler, uniform on the valid inputs by a "
