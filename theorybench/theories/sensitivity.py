@@ -20,8 +20,9 @@ matches every measured value (exact ones exactly, sampled ones within their inte
 its limit of as_n/n decides - no fit. The identity is checked up to the largest such n,
 so the cell says ``verified ≤ N`` (exhaustive) for an Easy, and stays *conditional* on the
 sharp-minimum assumption for a Hard. Otherwise the series: exact values (FWHT or
-enumeration) at the family's analysis n, then sampled estimates (EXTEND_SAMPLES draws, 95%
-intervals) at n = 16 .. 64 as the budget allows, so that growth is read where the curve is
+enumeration) at the family's analysis n, then at n = 16 .. 64 as the budget allows exact
+values where the space is still small and sampled estimates (EXTEND_SAMPLES draws, 95%
+intervals) beyond, so that growth is read where the curve is
 asymptotic (3-hop rises to n = 10 and levels off near 7.6 from n = 14 to 64; a fit up to
 n = 10 called it linear). The growth class comes from
 :func:`..formal.growth.classify_growth` on the tail of the series, weighted by the
