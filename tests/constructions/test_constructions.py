@@ -127,3 +127,17 @@ def test_dyck_k_type_check_is_what_rejects_mismatches():
     ex = check.exhaustive(bad)
     assert ex.status == "refuted" and c.labels(np.array([ex.counterexample]))[0] == 0
     assert interval.verify(bad).status != "proved"
+
+
+def test_a_declared_depth_bound_selects_the_dyck_k_construction():
+    """The bounded Dyck-k construction is chosen by the task's declared D, not its name
+    (issue 28 "Correctness"): dyck_bounded under another name is built and verified; Dyck-2
+    without a bound is still refused."""
+    from theorybench.constructions.counting import dyck1
+    base = tasks.family("dyck_bounded")
+    renamed = type("Nest", (base,), {"name": "nest", "__module__": __name__})
+    c = dyck1(renamed(n=4, k=2, D=2))
+    assert c.name == "dyck_bounded_k" and c.shape()["layers"] == 4
+    assert check.exhaustive(c).status == "verified"
+    with pytest.raises(TaskParameterError, match="handles k=1 only"):
+        dyck1(tasks.get("dyck", n=4, k=2))

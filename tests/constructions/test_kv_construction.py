@@ -99,5 +99,20 @@ def test_broken_weight_rejected(name):
 
 
 def test_wrong_task_refused():
-    with pytest.raises(TaskParameterError, match="takes the kv_retrieval task"):
+    with pytest.raises(TaskParameterError, match="takes a task laid out as kv_retrieval"):
         constructions.retrieval.kv_retrieval(tasks.get("index", n=4))
+
+
+def test_a_renamed_kv_task_gets_the_construction():
+    """The layout the task declares, not its name, admits it (issue 28 "Correctness"): the
+    kv_retrieval class under another name is built and verified on every input."""
+    base = tasks.family("kv_retrieval")
+    renamed = type("Lookup", (base,), {"name": "kv_lookup", "__module__": __name__})
+    c = constructions.retrieval.kv_retrieval(renamed(n=3, m=2))
+    assert c.task.name == "kv_lookup"
+    assert check.exhaustive(c).status == "verified"
+    # the same layout with another label is built, and the check against the label fails
+    negated = type("NotKv", (base,), {"name": "kv_not", "__module__": __name__,
+                                      "label": lambda self, t: 1 - base.label(self, t)})
+    assert check.exhaustive(constructions.retrieval.kv_retrieval(
+        negated(n=3, m=2))).status == "refuted"

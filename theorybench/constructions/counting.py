@@ -77,7 +77,9 @@ def dyck1(task: Task) -> Construction:
     """
     import z3
     n = task.n
-    if task.k != 1 and task.name == "dyck_bounded":
+    # a declared depth bound D (not the family's name) selects the k >= 2 construction,
+    # whose width grows with D: an unbounded Dyck-k would need one growing with n
+    if task.k != 1 and getattr(task, "D", None) is not None:
         return dyck_k_bounded(task)
     if task.k != 1:
         raise TaskParameterError(

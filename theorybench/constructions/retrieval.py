@@ -191,10 +191,7 @@ def kv_retrieval(task: Task) -> Construction:
     :func:`index`.
     """
     import z3
-    if task.name != "kv_retrieval":
-        raise TaskParameterError(
-            f"the kv_retrieval construction takes the kv_retrieval task; got {task.name}")
-    n, m = task.n, task.key_bits
+    n, m = task.n, _kv_layout(task)
     B, L = m + 1, task.input_length()
     ch = ("pm", "one", "j", "j2", "last", "isval") + tuple(f"key{r}" for r in range(1, m + 1)) \
         + ("read",)
@@ -246,6 +243,28 @@ def kv_retrieval(task: Task) -> Construction:
                "NeurIPS 2016); quadratic positional scores (Sanford, Hsu, Telgarsky, "
                "ICML 2024)",
         notes=[f"width {d} = m + 7 with m = {m}; it does not depend on n"])
+
+
+def _kv_layout(task: Task) -> int:
+    """The key length m of a task laid out as kv_retrieval declares it (binary tokens, n
+    blocks of m key bits and a value bit, then m query bits), read from what the task
+    declares rather than its name. Whether the task's label is the lookup is left to the
+    numerical checks of the built model against the task's label (constructions.check),
+    which every use of a construction as evidence runs."""
+    m = getattr(task, "key_bits", None)
+    vocab = tuple(getattr(task, "vocab", ()))
+    try:
+        length = int(task.input_length())
+    except (TypeError, ValueError, AttributeError, NotImplementedError):
+        length = None
+    if not isinstance(m, int) or isinstance(m, bool) or m < 0 or \
+            getattr(task, "block", None) != m + 1 or vocab != ("0", "1") or \
+            length != task.n * (m + 1) + m:
+        raise TaskParameterError(
+            f"the kv_retrieval construction takes a task laid out as kv_retrieval: tokens "
+            f"0/1, n pairs of key_bits key bits and a value bit, then key_bits query bits "
+            f"(attributes key_bits and block = key_bits + 1); {task.name} is not")
+    return m
 
 
 def _kv_parts(xs, n: int, m: int):

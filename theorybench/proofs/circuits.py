@@ -148,7 +148,9 @@ def _binary_add(task, df, tok):
 def _dyck1(task, df, tok):
     """Height h_j = #"(" - #")" among the first j brackets (running bit-vector counts)."""
     n = task.n
-    cap = task.D if task.name == "dyck_bounded" else getattr(task, "cap", None)
+    # the depth bound in force, declared by the task (min(D, n/2) when bounded, n/2 when
+    # not: every Dyck word of length n stays below n/2 anyway)
+    cap = getattr(task, "cap", None)
     w = (n + 1).bit_length() + 1
     opens = closes = z3.BitVecVal(0, w)
     conds = []
