@@ -144,6 +144,24 @@ def test_reduction_rule():
     assert isinstance(THEORY.from_flip_flop("majority", CTX), RuleSkip)
 
 
+def test_reduction_rule_checks_the_task_not_its_name():
+    """The flip-flop map is aimed at any task and kept where it preserves that task's labels
+    (issue 28 "Correctness"): khop under another name gets the cell, the 2-hop task (the
+    1-hop map changes its labels) and a task without odd sizes do not."""
+    from theorybench.tasks.registry import FAMILIES
+    base = tasks.family("khop")
+    with FAMILIES.scoped():
+        FAMILIES.register(type("Hops", (base,), {"name": "hops", "__module__": __name__}),
+                          name="hops")
+        p, q = THEORY.from_flip_flop("hops", CTX), THEORY.from_flip_flop("khop", CTX)
+        assert (p.verdict, p.status, p.basis) == (q.verdict, q.status, q.basis)
+        assert p.evidence["reduction"]["checked"] == q.evidence["reduction"]["checked"] > 100
+        assert p.evidence["reduction"]["target"] == "hops"
+    skip = THEORY.from_flip_flop("khop:k=2", CTX)
+    assert isinstance(skip, RuleSkip) and "does not preserve" in skip.reason
+    assert "does not apply" in THEORY.from_flip_flop("dyck", CTX).reason
+
+
 def test_predict_all_families():
     verdicts = {f: THEORY.predict(f, CTX).verdict for f in tasks.families()}
     for f in ("all", "any", "majority", "sparse_all", "dyck_bounded"):
