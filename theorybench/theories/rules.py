@@ -22,6 +22,7 @@ from ..formal.language import is_language
 from ..formal.sensitivity import average_sensitivity
 from ..formal.sensitivity_closed import binary_encoding, closed_form_by_bits, describe
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
+from .prediction import STATUS_ORDER
 from .regular import exact_check, task_automaton
 from ..formal.growth import classify_growth
 from ..formal.circuits.hardness import checked
@@ -303,27 +304,24 @@ _CLAIM_STATUS = {"proven": Status.PROVEN, "conditional": Status.CONDITIONAL,
                  "cited": Status.CITED}
 
 
-def _canonical(label: str) -> str:
-    name, params = tasks.parse_task(label)
-    return tasks.task_label(name, params)
-
-
 def claim_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSkip:
     """A claim of ``proofs/claims`` that settles this cell: its check is run and the
     cell takes the claim's verdict with the certificate's status (a failed check, or a
-    certificate without a status the cell can carry, settles nothing)."""
+    certificate without a status the cell can carry, settles nothing).
+
+    The claim is matched by the task's function (:func:`proofs.claims.settled_by`): the
+    claim's reference task itself keeps the certificate's status; a task whose function
+    agrees with the reference only up to a checked size N gets at most ``verified <= N``,
+    and its evidence says so (``function_match``)."""
     from ..proofs import claims
-    label = _canonical(family)
-    found = [c for c in claims.all_claims()
-             for t, task, verdict in c.settles
-             if t == theory.name and _canonical(task) == label]
+    found = claims.settled_by(theory.name, str(family))
     if not found:
-        return RuleSkip(f"no claim of proofs/ settles {theory.name} on {label}")
-    claim = found[0]
-    verdict = next(v for t, task, v in claim.settles
-                   if t == theory.name and _canonical(task) == label)
+        return RuleSkip(f"no claim of proofs/ settles {theory.name} on a task with "
+                        f"{family}'s function")
+    claim, verdict, match = found[0]
     cert = claims.certificate(claim.name)
-    ev = {"claim": claim.name, "certificate": cert.to_dict()}
+    ev = {"claim": claim.name, "certificate": cert.to_dict(),
+          "function_match": match.to_dict()}
     if not cert.ok:
         return RuleSkip(f"claim {claim.name}: its check failed", ev)
     status = cert.status
@@ -334,6 +332,10 @@ def claim_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSk
         st = _CLAIM_STATUS[status]
     else:
         return RuleSkip(f"claim {claim.name}: status {status!r} cannot settle a cell", ev)
+    if not match.all_n and STATUS_ORDER.index(st) <= STATUS_ORDER.index(Status.VERIFIED):
+        # the task agrees with the claim's reference only as far as it was compared
+        ev["verified_up_to"] = min(ev.get("verified_up_to", match.up_to), match.up_to)
+        st = Status.VERIFIED
     if st == Status.PROVEN:
         ev["proof"] = f"claim {claim.name} (theorybench claim {claim.name})"
     if st == Status.CONDITIONAL:
@@ -348,10 +350,13 @@ def claim_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSk
                                s.get("statement", "") if isinstance(s, dict) else str(s)
                                for s in cert.to_dict().get("steps", [])
                                if (s.get("kind") if isinstance(s, dict) else "") == "cited"))
+    same = ("" if match.all_n else
+            f"; {family} computes the claim's reference {match.reference} on every input "
+            f"at n = {list(match.ns)}, not checked beyond")
     return theory.prediction(
         family, Verdict(verdict.lower()), Basis.THEOREM, st, ev,
         f"{claim.title}: `theorybench claim {claim.name}` ({cert.status}; "
-        f"checked up to n = {cert.n_reached})")
+        f"checked up to n = {cert.n_reached}){same}")
 
 
 # ---- a verified softmax construction (constructions/) --------------------------------------

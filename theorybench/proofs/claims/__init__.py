@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...errors import ConfigError
 from .base import FAILED, KINDS, STATUSES, Certificate, Claim, Step
+from .match import FunctionMatch, same_function
 
 
 def _claims() -> dict[str, Claim]:
@@ -37,9 +38,25 @@ def get(name: str) -> Claim:
 
 def settling(theory: str, task: str) -> list[Claim]:
     """The claims that settle the matrix cell (theory, task); ``task`` in the CLI's task
-    syntax (``khop:k=2``; the bare family for its default variant)."""
-    return [c for c in _claims().values()
-            if any(t == theory and k == task for t, k, _ in c.settles)]
+    syntax. A claim settles it when the task's function is checked to be that of one of
+    the claim's reference tasks (:func:`settled_by`), not when the names agree."""
+    return [c for c, _, _ in settled_by(theory, task)]
+
+
+def settled_by(theory: str, task: str) -> list[tuple[Claim, str, FunctionMatch]]:
+    """(claim, verdict, match) for every ``settles`` entry of column ``theory`` whose
+    reference task computes the same function as ``task`` (:mod:`.match`), claims in
+    :func:`all_claims` order."""
+    out = []
+    for c in _claims().values():
+        for t, ref, verdict in c.settles:
+            if t != theory:
+                continue
+            found = same_function(task, ref)
+            if found is not None:
+                out.append((c, verdict, found))
+                break
+    return out
 
 
 def certificate(name: str, max_n: int | None = None) -> Certificate:
@@ -48,4 +65,5 @@ def certificate(name: str, max_n: int | None = None) -> Certificate:
 
 
 __all__ = ["Certificate", "Claim", "Step", "KINDS", "STATUSES", "FAILED", "names",
-           "all_claims", "get", "settling", "certificate"]
+           "all_claims", "get", "settling", "settled_by", "certificate", "FunctionMatch",
+           "same_function"]

@@ -192,8 +192,10 @@ class Claim:
 
     ``steps(max_n)`` returns the proof's steps with their checks run up to ``max_n``;
     ``min_n`` is the smallest max_n the check accepts, ``default_n`` the test-suite size.
-    ``settles``: the matrix cells the claim decides, as (theory, task in the CLI's task
-    syntax, verdict); the cell takes the certificate's status.
+    ``settles``: the matrix cells the claim decides, as (theory, reference task in the
+    CLI's task syntax, verdict): the claim settles the cell of every task whose function
+    is checked to be the reference's (:mod:`.match`); the reference's own cell takes the
+    certificate's status, any other at most ``verified <= N`` (N the largest size checked).
     """
 
     name: str

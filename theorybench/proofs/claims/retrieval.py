@@ -201,7 +201,9 @@ def _simulation_step(max_len: int, generated: int = 8) -> Step:
     t0 = time.perf_counter()
     results, ok, reached = {}, True, max_len
     for fam, params in SIMULATION_PROGRAMS:
-        task = tasks.get(fam, n=4 if fam != "majority" else 3, **params)
+        # n = 4, or 3 where the family declares only odd sizes (majority)
+        n = 4 if tasks.family(fam).accepts(n=4, **params) else 3
+        task = tasks.get(fam, n=n, **params)
         prog, _ = for_task(task)
         alphabet = tuple(task.vocab)
         L = max(1, min(max_len, int(math.log(1 << 16) / math.log(len(alphabet)))))
