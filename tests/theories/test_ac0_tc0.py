@@ -119,6 +119,23 @@ def test_majority_to_dyck_word_against_a_stack():
             assert (ok and depth == 0) == (2 * sum(bits) > n)
 
 
+def test_majority_projects_into_every_dyck_variant_it_names():
+    # the words use one bracket type, so Dyck-1 gets the lower bound as Dyck-2 does
+    # (it was registered for the default k only, leaving AC0 dyck:k=1 Unknown)
+    for ref in ("dyck", "dyck:k=1"):
+        found = hardness.checked(ref, "ac0")
+        assert [k.problem.name for k, _, _ in found] == ["majority"]
+        (_, red, chk), = found
+        assert chk.ok and red.target_params(3)["n"] == 26
+    assert hardness.checked("dyck:k=1", "ac0")[0][1].target_params(3)["k"] == 1
+    assert hardness.checked("dyck_bounded", "ac0") == ()
+
+
+def test_ac0_dyck1_is_hard_by_the_majority_projection(ac0):
+    p = reduction_rule(ac0, "dyck:k=1", "ac0", Context())
+    assert p.verdict.value == "hard" and "dyck:k=1" in p.evidence["reduction"]
+
+
 def test_a_wrong_reduction_fails_its_check():
     good = hardness._parity_to_reach(True)
 

@@ -148,32 +148,42 @@ def majority_to_dyck_word(x: np.ndarray, n: int, open_id: int, close_id: int) ->
                            block(open_id, 2 * n + 1), s2, block(close_id, 2 * n)], axis=1)
 
 
-def _majority_to_dyck():
+def _majority_to_dyck(params: dict[str, Any]):
+    """The projection into the dyck variant with ``params`` (any k: only the type-0
+    brackets "(" and ")" are written, so the same words serve Dyck-1 and Dyck-k)."""
     def target_params(n: int) -> dict[str, Any]:
-        return {"n": 8 * n + 2}  # the family's default k: only type-0 brackets are used
+        return {**params, "n": 8 * n + 2}
 
     def fmap(x: np.ndarray, n: int) -> np.ndarray:
         task = tasks.get("dyck", **target_params(n))
         return majority_to_dyck_word(x, n, task.index["("], task.index[")"])
 
-    return Reduction("majority -> dyck (one bracket type; padded two-copy word)",
+    target = str(tasks.TaskRef("dyck", params))
+    return Reduction(f"majority -> {target} (one bracket type; padded two-copy word)",
                      task_problem("majority"), "dyck", target_params, fmap, kind="projection",
                      doc="always balanced; the lowest prefix height is 2 sum(x) - n - 1")
 
 
 # ---- the catalogue -------------------------------------------------------------------------
-def _catalogue() -> list[tuple[KnownProblem, Callable[[], Reduction]]]:
+def _catalogue() -> list[tuple[KnownProblem, Callable[[dict], Reduction | None]]]:
+    """(known problem, make): ``make(params)`` builds the reduction into the target variant
+    with those non-default parameters, or None where it has none for them."""
     parity = KnownProblem(task_problem("parity"), ac0=PARITY_NOT_AC0, n_for_check=(1, 2, 3, 4, 5, 6))
     majority = KnownProblem(task_problem("majority"), ac0=MAJORITY_NOT_AC0, n_for_check=(1, 3, 5, 7))
     gap = KnownProblem(gap_problem(True), tc0=GAP_NL_COMPLETE, n_for_check=(2, 3, 4))
     ugap = KnownProblem(gap_problem(False), tc0=UGAP_L_COMPLETE, n_for_check=(2, 3, 4, 5))
     return [
-        (parity, lambda: _parity_to_reach(True)),
-        (parity, lambda: _parity_to_reach(False)),
+        (parity, _default_only(lambda: _parity_to_reach(True))),
+        (parity, _default_only(lambda: _parity_to_reach(False))),
         (majority, _majority_to_dyck),
-        (gap, lambda: _gap_to_reach(True)),
-        (ugap, lambda: _gap_to_reach(False)),
+        (gap, _default_only(lambda: _gap_to_reach(True))),
+        (ugap, _default_only(lambda: _gap_to_reach(False))),
     ]
+
+
+def _default_only(make: Callable[[], Reduction]) -> Callable[[dict], Reduction | None]:
+    """A reduction written for the target's default parameters only."""
+    return lambda params: None if params else make()
 
 
 TARGETS = {"reach_directed", "reach_undirected", "dyck"}
@@ -182,15 +192,17 @@ TARGETS = {"reach_directed", "reach_undirected", "dyck"}
 def reductions_to(family: str, basis: str) -> list[tuple[KnownProblem, Reduction]]:
     """Candidate (known problem, reduction) pairs whose target is ``family`` and whose
     source has a lower bound for ``basis`` (ac0: unconditional; tc0: conditional)."""
-    fams = tasks.families()
+    try:
+        ref = tasks.TaskRef.of(family)
+    except Exception:  # not a task this catalogue can target
+        return []
+    params = {k: v for k, v in ref.params if k != "n"}
     out = []
     for known, make in _catalogue():
         if (known.ac0 if basis == "ac0" else known.tc0) is None:
             continue
-        if family not in fams:
-            continue
-        red = make()  # a reduction that cannot be built is a bug: the rule records it
-        if red.target_family == family:
+        red = make(params)  # a reduction that cannot be built is a bug: the rule records it
+        if red is not None and red.target_family == ref.family:
             out.append((known, red))
     return out
 
