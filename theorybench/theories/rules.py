@@ -316,8 +316,8 @@ def claim_rule(theory: Theory, family: str, ctx: Context) -> Prediction | RuleSk
     from ..proofs import claims
     found = claims.settled_by(theory.name, str(family))
     if not found:
-        return RuleSkip(f"no claim of proofs/ settles {theory.name} on a task with "
-                        f"{family}'s function")
+        return RuleSkip(f"no claim of proofs/ settles {theory.name} on {family} (no claim's "
+                        f"reference task has its function)")
     claim, verdict, match = found[0]
     cert = claims.certificate(claim.name)
     ev = {"claim": claim.name, "certificate": cert.to_dict(),
