@@ -101,7 +101,22 @@ def test_binary_add_easy_with_positions_only():
     p = StarFreePosTheory().predict("binary_add", CTX)
     assert p.verdict is Verdict.EASY and p.evidence["program"] == "binary_add_pos"
     p = StarFreeTheory().predict("binary_add", CTX)
-    assert p.verdict is Verdict.UNKNOWN
+    # no pumping proof: only the residual-class fit decides it, and says it is a fit
+    assert p.verdict is Verdict.HARD and p.status is Status.EXTRAPOLATED
+    assert p.rule == "residual classes keep growing (fit)" and p.evidence["growth"]["kind"] == "poly"
+
+
+def test_residual_fit_ignores_a_window_language(tmp_path):
+    # "the 9th letter from the end is a" is star-free, yet shows 2^m residual classes up
+    # to the bound: the exponential growth of a look-back window is no evidence
+    from theorybench.tasks.registry import FAMILIES, load_task_file
+    f = tmp_path / "ninth_last_a.py"
+    f.write_text('NAME = "ninth_last_a"\nALPHABET = ("a", "b")\nLENGTHS = (9, 40)\n'
+                 'def label(x):\n    return x[:, -9] == 0\n')
+    with FAMILIES.scoped():
+        load_task_file(f, export=False)
+        out = StarFreeTheory().r_residual_fit("ninth_last_a", CTX)
+    assert isinstance(out, RuleSkip) and "residual classes by bound" in out.reason, out
 
 
 def test_no_certificate_no_lower_bound():

@@ -249,6 +249,58 @@ class _StarFreeBase(Theory):
         return RuleSkip("no proof of non-regularity; residual classes counted up to a bound "
                         "are no lower bound (" + "; ".join(reasons)[:500] + ")")
 
+    @rule("residual classes keep growing (fit)", Basis.LOWER_BOUND)
+    def r_residual_fit(self, family: str, ctx: Context):
+        """Not star-free, extrapolated from the residual classes measured for the
+        automaton learner: a star-free language is regular, so its residual (Myhill-Nerode)
+        classes are at most the states of its minimal automaton at every bound m (Nerode
+        1958, Thm 1). Where no automaton was found up to the check length and no pumping
+        proof either, the counts of classes by bound m are fitted (formal/growth.py); a
+        decided sub-exponential unbounded fit (logarithmic, linear or power; never bounded,
+        exponential or ambiguous with either: a regular language reading a window of w letters
+        back shows 2^m classes up to m = w) with counts rising up to the last bound gives Hard,
+        ``extrapolated``: a regular language with more states than the bounds reach shows the
+        same rising counts, so this is a fit, not a proof."""
+        ok, why = _language(family)
+        if not ok:
+            return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
+        view = next((v for label, v, _d in views(family, restrict=True)
+                     if label == "all letters"), None)
+        if view is None:
+            return RuleSkip("no view of the whole language")
+        res = learn_view_cached(view, None, self._check_len(ctx))
+        if res.status != "inconclusive":
+            return RuleSkip(f"the learner's outcome is {res.status}; a fit is needed only "
+                            f"when it is inconclusive")
+        ms, counts = res.growth.get("m") or [], res.growth.get("classes") or []
+        fit = res.growth.get("fit") or {}
+        ev = {"learned": res.to_dict(), "residual_classes": dict(zip(ms, counts)),
+              "growth": fit, "theorem": "Myhill-Nerode (Nerode 1958, Thm 1): a regular "
+                                        "language has finitely many residual classes"}
+        rising = len(counts) >= 3 and counts[-1] > counts[-2] > counts[-3]
+        # every prefix its own class: what any language that looks m letters back shows
+        # (the m-th letter from the end is a: regular, even star-free), so no evidence
+        every = sum(view.k ** length for length in range(ms[-1] + 1)) if ms else 0
+        if rising and counts[-1] >= every:
+            return RuleSkip(f"residual classes by bound m = {ms}: {counts}: every prefix of "
+                            f"length <= {ms[-1]} is its own class, as in any language that "
+                            f"reads {ms[-1]} letters back (regular ones too); no evidence", ev)
+        # exponential growth up to a small bound is what a regular language that reads a
+        # window of letters back shows (the 9th letter from the end is a: 2^m classes up to
+        # m = 9, then flat), so only a sub-exponential unbounded fit counts
+        unbounded = (fit.get("kind") in ("log", "linear", "poly") and fit.get("decided", True)
+                     and not {"bounded", "exponential"} & set(fit.get("ambiguous_with") or ()))
+        if not (rising and unbounded):
+            return RuleSkip(f"residual classes by bound m = {ms}: {counts} "
+                            f"({fit.get('kind', 'no fit')}); not a decided unbounded growth "
+                            f"rising to the last bound", ev)
+        return self.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.EXTRAPOLATED, ev,
+            f"residual classes by bound m = {ms}: {counts}, growing as {fit.get('formula')} "
+            f"({fit.get('kind')}); a star-free language is regular and has at most as many "
+            f"classes as its automaton's states at every bound (extrapolated: no automaton "
+            f"was found up to length {res.check_len} and no pumping proof either)")
+
 
 class StarFreeTheory(_StarFreeBase):
     name = "star_free"
@@ -279,6 +331,8 @@ class StarFreePosTheory(_StarFreeBase):
                    "the quasi-aperiodicity rules replace it",
         "r_nonregular": "non-regularity is no lower bound with positions: numerical "
                         "predicates recognize non-regular languages (e.g. a^m b^m)",
+        "r_residual_fit": "non-regularity is no lower bound with positions (see "
+                          "r_nonregular)",
     }
 
     @rule("quasi-aperiodic minimal automaton", Basis.CONSTRUCTION)
