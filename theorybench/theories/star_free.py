@@ -260,7 +260,8 @@ class _StarFreeBase(Theory):
         exponential or ambiguous with either: a regular language reading a window of w letters
         back shows 2^m classes up to m = w) with counts rising up to the last bound gives Hard,
         ``extrapolated``: a regular language with more states than the bounds reach shows the
-        same rising counts, so this is a fit, not a proof."""
+        same rising counts (a threshold count, "at least 100 a's", is star-free and shows
+        m + 1 classes up to m = 100), so this is a fit, not a proof."""
         ok, why = _language(family)
         if not ok:
             return RuleSkip(f"not a language: {why}; the automaton rules do not apply")
