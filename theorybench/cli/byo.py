@@ -154,6 +154,12 @@ def _predictions(ref, budget: Budget, seed: int) -> list[Any]:
     return predict_matrix(None, [str(ref)], ctx, progress=True)  # a bar on a terminal only
 
 
+def _how(origin: str, language: str) -> str:
+    """Where a program the column uses came from: the shipped library or the search."""
+    return "found by search" if origin.startswith("found by search") \
+        else f"from the {language} library"
+
+
 def _programs(ref, budget: Budget, predictions) -> list[dict[str, Any]]:
     """The supplied programs (checked at load) and the ones the libraries give the task;
     the C-RASP one checked, proved and compiled (from the C-RASP cell's evidence when its
@@ -169,13 +175,13 @@ def _programs(ref, budget: Budget, predictions) -> list[dict[str, Any]]:
         found = None
     if found is not None and found[1] not in given:
         out.append({"language": "C-RASP", "fragment": crasp_fragment(found[0]),
-                    "origin": found[1], "how": "found by the C-RASP library",
+                    "origin": found[1], "how": _how(found[1], "C-RASP"),
                     "program": str(found[0]), "used_by": ["crasp"]})
     bfound = brasp_for_task(task, positional=True)
     if bfound is not None and bfound[0] not in {Path(o.split(" ")[0]).name for o in given}:
         frag = brasp_fragment(bfound[1])
         out.append({"language": "B-RASP", "fragment": frag, "origin": bfound[0],
-                    "how": "found by the B-RASP library", "program": str(bfound[1]),
+                    "how": _how(bfound[0], "B-RASP"), "program": str(bfound[1]),
                     "used_by": ["star_free_pos"] + (["star_free"] if frag == "B-RASP" else [])})
     cell = next((p for p in predictions if p.theory == "crasp"), None)
     crasp = [r for r in out if r["language"] == "C-RASP"]

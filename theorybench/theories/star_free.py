@@ -80,7 +80,8 @@ def _verified_program(family: str, positional: bool, max_n: int, seed: int) -> d
         got = for_task(task, positional)
         if got is None:
             kind = "B-RASP[pos]" if positional else "plain B-RASP"
-            return {"skip": f"the library has no {kind} program for {family}"}
+            return {"skip": f"the library has no {kind} program for {family}, and the search "
+                            f"for a plain B-RASP program found none within its budget"}
         name, prog = got
         info, bad = check_on_task(prog, task, samples=2000, seed=seed)
         if bad is not None:
