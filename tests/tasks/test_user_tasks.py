@@ -210,6 +210,14 @@ def test_env_var_loads_task_files_in_a_fresh_process(tmp_path):
     assert out.stdout.split() == [digest, "True"]
 
 
+def test_a_folder_lists_its_program_tasks_but_not_supplied_programs(tmp_path):
+    # NAME.cr beside NAME.py is that task's program; a .cr/.br alone is a task itself
+    for name in ("a.py", "a.cr", "b.cr", "c.br", "_hidden.cr", "notes.txt"):
+        (tmp_path / name).write_text("")
+    got = [f.name for f in registry.task_files(str(tmp_path))]
+    assert got == ["a.py", "b.cr", "c.br"]
+
+
 def test_env_var_with_a_missing_path_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv(registry.ENV, str(tmp_path / "nope.py"))
     with pytest.raises(ConfigError, match="THEORYBENCH_TASKS: .*nope.py is neither"):

@@ -22,6 +22,7 @@ from ..errors import ConfigError, TaskParameterError
 from ..registry import BUILTIN, Registry, did_you_mean
 from .base import Param, Task
 from .user import MAX_BYTES, USER_KIND, load_family, resolve_path
+from .user_program import PROGRAM_SUFFIXES
 
 KINDS = ("boolean", "retrieval", "sparse", "arithmetic", "graphs", "dyck")
 
@@ -134,13 +135,19 @@ def _register_file(cls: type[Task]) -> type[Task]:
 
 
 def task_files(spec: str) -> list[pathlib.Path]:
-    """The task files ``spec`` (:data:`ENV`'s syntax) names: files, and the ``*.py`` files
-    of folders (sorted; names starting with _ skipped)."""
+    """The task files ``spec`` (:data:`ENV`'s syntax) names: files, and the task files of
+    folders - each ``*.py`` file, and each ``.cr``/``.br`` program that is not the program
+    supplied with a task file of the same stem (``NAME.cr`` beside ``NAME.py``) - sorted,
+    names starting with _ skipped."""
     out = []
     for part in filter(None, (p.strip() for p in spec.split(os.pathsep))):
         p = pathlib.Path(part).expanduser()
         if p.is_dir():
-            out.extend(sorted(f for f in p.glob("*.py") if not f.name.startswith("_")))
+            py = [f for f in p.glob("*.py") if not f.name.startswith("_")]
+            stems = {f.stem for f in py}
+            progs = [f for suffix in PROGRAM_SUFFIXES for f in p.glob(f"*{suffix}")
+                     if not f.name.startswith("_") and f.stem not in stems]
+            out.extend(sorted(py + progs))
         elif p.is_file():
             out.append(p)
         else:
