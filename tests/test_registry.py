@@ -224,3 +224,23 @@ def test_a_program_file_without_a_family_header_is_refused(tmp_path, lang, ext):
         mod.add_program_file(good)
         assert [o for o, _ in mod.PROGRAMS.for_task("all")][-1] == str(good)
     assert all(o == BUILTIN for o, _ in mod.PROGRAMS.for_task("all"))
+
+
+def test_a_subclass_is_offered_its_parents_artifacts_after_its_own():
+    # a family re-registered under another name as a subclass runs the same code
+    from theorybench.registry import Library, lineage
+
+    class Base:
+        name = "base_fam"
+
+    class Renamed(Base):
+        name = "renamed_fam"
+
+    lib = Library("thing")
+    lib.add("parent's", "base_fam")
+    lib.add("own", "renamed_fam")
+    assert lineage(Renamed()) == ["renamed_fam", "base_fam"]
+    assert [a for _, a in lib.for_task(Renamed())] == ["own", "parent's"]
+    assert [a for _, a in lib.for_task(Base())] == ["parent's"]
+    # a name is only itself: no class to inherit from
+    assert [a for _, a in lib.for_task("renamed_fam")] == ["own"]

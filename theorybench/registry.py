@@ -193,10 +193,26 @@ class Entry(Generic[T]):
     when: Callable[[Any], bool] | None = field(default=None, compare=False)
 
     def applies_to(self, task: Any) -> bool:
-        fam = family_of(task)
-        if fam not in self.families:
+        if not any(fam in self.families for fam in lineage(task)):
             return False
         return self.when is None or isinstance(task, str) or bool(self.when(task))
+
+
+def lineage(task: Any) -> list[str]:
+    """The family names an artifact may be registered under for ``task``: its own, then
+    those of the family classes it inherits its definition from (a built-in family
+    re-registered under another name as a subclass runs the same code, so the artifacts
+    of the original are offered to it; every rule still checks an artifact against the
+    task it is used for before it counts). A name is only itself."""
+    if isinstance(task, str):
+        return [task]
+    cls = task if isinstance(task, type) else type(task)
+    out = [family_of(task)]
+    for c in getattr(cls, "__mro__", ())[1:]:
+        name = c.__dict__.get("name")
+        if isinstance(name, str) and name and name not in out:
+            out.append(name)
+    return out
 
 
 def family_of(task: Any) -> str:
@@ -250,7 +266,12 @@ class Library(Generic[T]):
     def for_task(self, task: Any) -> list[tuple[str, T]]:
         """``(origin, artifact)`` for every artifact that applies to ``task``."""
         self._lazy.load()
-        return [(e.origin, e.artifact) for e in self._entries if e.applies_to(task)]
+        found = [e for e in self._entries if e.applies_to(task)]
+        # the task's own family's artifacts first, then those of the families it inherits
+        # from (any inherits all's code, but all's program decides all, not any)
+        own = family_of(task)
+        found.sort(key=lambda e: own not in e.families)
+        return [(e.origin, e.artifact) for e in found]
 
     def first(self, task: Any) -> T | None:
         found = self.for_task(task)
