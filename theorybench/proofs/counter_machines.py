@@ -22,6 +22,7 @@ from typing import Any, Callable
 import numpy as np
 import z3
 
+from .. import tasks
 from ..errors import TheorybenchError
 from ..registry import artifact_library
 from ..formal.crasp import ast as A
@@ -311,8 +312,15 @@ def spec_for(family: str, params: dict[str, Any] | None = None) -> SpecMachine |
     """The specification machine of a task instance's language, or None if there is none.
 
     The machine's parameters come from the task (bounded Dyck's D); n does not enter, so
-    one machine is the language at every length."""
-    for _origin, make in INDUCTION_SPECS.for_task(family):
+    one machine is the language at every length. A registered family is looked up by its
+    class, so a family that inherits another's definition (a built-in renamed as a
+    subclass) is offered that family's machine too; the prover checks the machine against
+    the task's reference before it is used."""
+    try:
+        target: Any = tasks.family(family) if family in tasks.families() else family
+    except Exception:
+        target = family
+    for _origin, make in INDUCTION_SPECS.for_task(target):
         machine = make(dict(params or {}))
         if machine is not None:
             return machine
