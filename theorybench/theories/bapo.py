@@ -43,12 +43,12 @@ from typing import Any
 import numpy as np
 
 from .. import tasks
-from ..errors import EnumerationTooLarge
+from ..errors import EnumerationTooLarge, TheorybenchError
 from ..formal.bapo.frontier import MAX_SAT_INPUTS, frontier
 from ..formal.bapo.hardness import (HARDNESS_SOURCE, HARDNESS_THEOREM_NUMBERED, open_note,
                                      reductions_into)
 from ..formal.bapo.library import protocols_for
-from ..formal.bapo.verify import verify
+from ..formal.bapo.verify import prefix_information, verification_inputs, verify
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.communication import one_way_cc
 from ..formal.growth import classify_growth
@@ -59,6 +59,10 @@ from .rules import claim_rule
 BW_LIMIT = 1 << 14
 #: How many of the smallest n (input space <= 2^7) get a SAT frontier in the evidence.
 SAT_NS = 2
+#: Largest n tried when a flat protocol covers the whole prefix at every analysis n.
+EXTEND_MAX_N = 64
+#: Inputs verified per n (all of them up to this many, a sample beyond).
+VERIFY_INPUTS = 1 << 12
 
 
 def _ns(family: str, ctx: Context) -> list[int]:
@@ -96,6 +100,44 @@ def sat_frontier(family: str, n: int, max_a: int = 3, max_b: int = 2,
         return {"n": n, "skipped": f"{df.space_size()} inputs is too many for predict"}
     fr = frontier(df, max_a, max_b, timeout_s=timeout_s, verify_points=False)
     return {"n": n, "min_a_by_b": fr.min_a, "status": fr.status, "pareto": fr.pareto()}
+
+
+def _check(p, df, rng: np.random.Generator, info=None) -> dict[str, Any]:
+    """Verify protocol ``p`` on ``df`` and measure whether its bandwidth binds there
+    (``info``: a :class:`.bapo.verify.PrefixInformation` already measured)."""
+    X, mode = verification_inputs(df, rng, VERIFY_INPUTS)
+    row: dict[str, Any] = {"a": p.a, "b": p.b, "ok": False,
+                           "inputs": "exhaustive" if mode == "exhaustive" else mode,
+                           "inputs_checked": len(X)}
+    try:
+        res = verify(p, df, rng=rng, inputs=X)
+        row.update(ok=res.ok, adversary=res.adversary, failure=res.failure)
+    except TheorybenchError as exc:  # a declared bandwidth broken, a crash: not verified
+        row.update(failure=f"{type(exc).__name__}: {exc}")
+    if info is None:
+        info = prefix_information(df, p.b, rng, inputs=X, exhaustive=mode == "exhaustive")
+    row.update(binds=info.binds(p.a), prefix_information=info.to_dict())
+    return row
+
+
+def _binding_extension(family: str, name: str, a: int, b: int, after: int,
+                       rng: np.random.Generator) -> dict[str, Any]:
+    """The first n in (after, EXTEND_MAX_N] where (a, b) binds (the cheap sampled bound
+    first), with protocol ``name`` checked there; {"reason": ...} where none does."""
+    for n in range(after + 1, EXTEND_MAX_N + 1):
+        try:
+            df = _df(family, n)
+        except TheorybenchError:
+            continue  # no task at this n (majority: even n)
+        info = prefix_information(df, b, rng)
+        if not info.binds(a):
+            continue
+        same = [p for p in protocols_for(df) if p.name == name]
+        if not same or same[0].bandwidth != (a, b):
+            return {"n": n, "reason": f"at n = {n}, the first n where ({a}, {b}) binds, "
+                                      f"'{name}' does not have that bandwidth"}
+        return {"n": n, "row": _check(same[0], df, rng, info)}
+    return {"reason": f"({a}, {b}) covers the whole prefix up to n = {EXTEND_MAX_N}"}
 
 
 def _evidence(family: str, ctx: Context) -> dict[str, Any]:
@@ -136,7 +178,12 @@ class BAPOTheory(Theory):
 
     @rule("verified constant-bandwidth protocol", Basis.CONSTRUCTION)
     def library_protocol(self, family: str, ctx: Context):
-        """A library protocol verified at every analysis n, with (a, b) flat over n."""
+        """A library protocol verified at every analysis n, with (a, b) flat over n, and
+        binding at one checked n at least: 2^a below the number of prefixes a b-token
+        protocol must tell apart (:func:`.bapo.verify.prefix_information`). Where a flat
+        bandwidth covers the whole prefix at every analysis n, the first larger n (up to
+        ``EXTEND_MAX_N``) where it binds is checked too; below it, any function of the
+        inputs has an (a, b)-BAPO and the check could not fail (issue 29)."""
         ns = _ns(family, ctx)
         if len(ns) < 3:
             return RuleSkip(f"need at least three n to measure bandwidth, have {ns}")
@@ -145,31 +192,52 @@ class BAPOTheory(Theory):
         for n in ns:
             df = _df(family, n)
             for p in protocols_for(df):
-                res = verify(p, df, rng=rng, max_inputs=1 << 12)
-                by_name.setdefault(p.name, {})[n] = {"a": p.a, "b": p.b, "ok": res.ok,
-                                                      "inputs": res.inputs_mode,
-                                                      "adversary": res.adversary,
-                                                      "failure": res.failure}
+                by_name.setdefault(p.name, {})[n] = _check(p, df, rng)
         if not by_name:
             return RuleSkip("no library protocol for this family", _evidence(family, ctx))
+        unbound: dict[str, Any] = {}
         for name, rows in by_name.items():
             if len(rows) != len(ns) or not all(r["ok"] for r in rows.values()):
                 continue
             ab = {(r["a"], r["b"]) for r in rows.values()}
-            if len(ab) == 1:
-                a, b = ab.pop()
-                ev = {"protocol": name, "bandwidth_by_n": rows, "a": a, "b": b,
-                      **_evidence(family, ctx)}
-                full = [n for n, r in rows.items() if r["inputs"] == "exhaustive"]
-                ev["verified_up_to"] = int(max(rows))
-                how = ("on all inputs" if len(full) == len(rows) else
-                       f"on all inputs for n in {full} and on samples beyond" if full else
-                       "on sampled inputs")
-                return self.prediction(
-                    family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
-                    f"the ({a}, {b})-BAPO '{name}' solves {family} at every n in {ns} "
-                    f"(verified {how}, all splits and adversarial choices of G); its "
-                    f"declared bandwidth does not depend on n")
+            if len(ab) != 1:
+                continue
+            a, b = ab.pop()
+            if not any(r["binds"] for r in rows.values()):
+                ext = _binding_extension(family, name, a, b, max(ns), rng)
+                if not (ext.get("row") or {}).get("ok"):
+                    unbound[name] = {"bandwidth_by_n": rows, "larger_n": ext}
+                    continue
+                rows[ext["n"]] = ext["row"]
+            binding = [n for n, r in rows.items() if r["binds"]]
+            ev = {"protocol": name, "bandwidth_by_n": rows, "a": a, "b": b,
+                  "binding_n": binding, **_evidence(family, ctx)}
+            full = [n for n, r in rows.items() if r["inputs"] == "exhaustive"]
+            part = sorted(set(rows) - set(full))
+            ev["verified_up_to"] = int(max(rows))
+            if part:
+                ev["verified_how"] = (
+                    (f"exhaustive at n = {full}, " if full else "")
+                    + f"sampled ({', '.join(str(rows[n]['inputs_checked']) for n in part)} "
+                      f"inputs) at n = {part}")
+            how = ("on all inputs" if not part else
+                   f"on all inputs for n in {full} and on samples beyond" if full else
+                   "on sampled inputs")
+            m = binding[-1]
+            return self.prediction(
+                family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
+                f"the ({a}, {b})-BAPO '{name}' solves {family} at every n in {sorted(rows)} "
+                f"(verified {how}, all splits and adversarial choices of G); its declared "
+                f"bandwidth does not depend on n and binds at n = {binding}: at n = {m}, "
+                f"2^{a} messages are fewer than the at least 2^"
+                f"{rows[m]['prefix_information']['log2_prefixes_at_least']} prefixes "
+                f"that {b} attended token(s) leave to f")
+        if unbound:
+            return RuleSkip(
+                f"library protocol(s) {sorted(unbound)} verify with flat bandwidth, but it "
+                f"covers the whole prefix at every checked n (any function of these inputs "
+                f"has such a protocol), and no n <= {EXTEND_MAX_N} where it binds verified",
+                {"protocols": unbound})
         return RuleSkip("library protocols are verified but their bandwidth grows with n",
                         {"protocols": by_name})
 

@@ -28,6 +28,10 @@ from .protocol import Protocol, pack_g, selected_mask
 
 #: Inputs enumerated exhaustively up to this many; sampled beyond.
 MAX_INPUTS = 1 << 16
+#: Uniform draws from the natural input space behind the estimate of the valid-input count.
+INFO_SAMPLES = 1 << 15
+#: Error probability of the one-sided (Clopper-Pearson) bound on the valid fraction.
+INFO_DELTA = 1e-6
 
 
 @dataclass
@@ -76,6 +80,97 @@ def verification_inputs(df, rng: np.random.Generator, max_inputs: int = MAX_INPU
         uni = uni[np.asarray(df.valid(uni), dtype=bool)]
     parts.append(uni)
     return np.concatenate(parts), f"sampled ({sum(len(p) for p in parts)} inputs)"
+
+
+@dataclass
+class PrefixInformation:
+    """A lower bound on the information a split can carry: ``bits`` <= log2 D, D the number
+    of distinct prefixes x[:j] of valid inputs with j = L - 1 - b (the first L - 1 - b tokens
+    of the largest split's prefix, the part attention with b tokens cannot deliver).
+
+    Why this number: D never shrinks with j (every prefix of a valid input extends to one),
+    so the generic (a, b)-BAPO - g selects the last b prefix tokens, f sends the index of the
+    rest among the D_(k-b) possibilities - solves every function of this input space once
+    2^a >= D. A protocol verified only at such n is indistinguishable from that lookup table,
+    whatever the task; ``binds(a)`` says the declared bandwidth is below the bound, so a
+    correct run there is evidence about the task. ``how`` is 'exact' (all valid inputs
+    enumerated), 'distinct prefixes among the checked inputs' (a certified count) or the
+    sampled bound on the valid-input count (valid fraction of uniform draws, one-sided exact
+    binomial bound, wrong with probability <= INFO_DELTA, divided by the completions of a
+    prefix).
+    """
+
+    length: int
+    b: int
+    prefix_length: int
+    bits: float
+    how: str
+
+    def binds(self, a: int) -> bool:
+        return a < self.bits - 1e-9
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"length": self.length, "b": self.b, "prefix_length": self.prefix_length,
+                "log2_prefixes_at_least": round(self.bits, 3), "how": self.how}
+
+
+def prefix_information(df, b: int, rng: np.random.Generator,
+                       inputs: np.ndarray | None = None, exhaustive: bool = False,
+                       samples: int = INFO_SAMPLES) -> PrefixInformation:
+    """:class:`PrefixInformation` of ``df`` for attention width ``b``: exact when ``inputs``
+    are all valid inputs (``exhaustive``) or the space is small, else the larger of the
+    certified distinct count among ``inputs`` and the sampled estimate."""
+    L = df.length
+    j = max(L - 1 - max(b, 0), 0)
+    if j == 0:
+        return PrefixInformation(L, b, 0, 0.0, "exact (empty prefix)")
+    if inputs is None and df.space_size() <= MAX_INPUTS:
+        inputs, exhaustive = df.enumerate(limit=MAX_INPUTS), True
+    seen = 0.0
+    if inputs is not None and len(inputs):
+        d = len(np.unique(np.asarray(inputs, dtype=np.int64)[:, :j], axis=0))
+        seen = math.log2(d)
+        if exhaustive:
+            return PrefixInformation(L, b, j, seen, "exact (all valid inputs)")
+    radices = [len(c) for c in df.choices]
+    completions = sum(math.log2(r) for r in radices[j:])
+    if df.valid is None:
+        # a product space: every natural prefix occurs
+        return PrefixInformation(L, b, j, sum(math.log2(r) for r in radices[:j]),
+                                 "exact (product space)")
+    cols = [np.asarray(c)[rng.integers(0, len(c), size=samples)] for c in df.choices]
+    hits = int(np.asarray(df.valid(np.stack(cols, axis=1).astype(np.int64)), bool).sum())
+    lo = binomial_lower(hits, samples, INFO_DELTA)
+    est = (math.log2(lo) + math.log2(df.space_size()) - completions) if lo > 0 else 0.0
+    if est > seen:
+        return PrefixInformation(
+            L, b, j, est, f"sampled: {hits} of {samples} uniform inputs valid (exact binomial "
+                          f"lower bound, error probability {INFO_DELTA:g}), over at most "
+                          f"2^{completions:.2f} completions per prefix")
+    return PrefixInformation(L, b, j, seen, "distinct prefixes among the checked inputs")
+
+
+def binomial_lower(hits: int, n: int, delta: float) -> float:
+    """The one-sided Clopper-Pearson bound: the least p with P(Bin(n, p) >= hits) >= delta
+    (bisection on the exact tail, summed in log space)."""
+    if n <= 0 or hits <= 0:
+        return 0.0
+    i = np.arange(hits)
+    logc = (math.lgamma(n + 1) - np.array([math.lgamma(v + 1) for v in i])
+            - np.array([math.lgamma(n - v + 1) for v in i]))
+
+    def upper_tail(p: float) -> float:
+        below = np.exp(logc + i * math.log(p) + (n - i) * math.log1p(-p)).sum()
+        return 1.0 - float(below)
+
+    lo, hi = 0.0, hits / n
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if mid <= 0 or upper_tail(mid) < delta:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _render(df, row: np.ndarray) -> str:
@@ -199,4 +294,5 @@ def _adv(randomized: bool, t: int) -> str:
     return f"randomized ({t} choices per input where too many)" if randomized else "exhaustive"
 
 
-__all__ = ["verify", "VerifyResult", "verification_inputs", "MAX_INPUTS"]
+__all__ = ["verify", "VerifyResult", "verification_inputs", "prefix_information",
+           "PrefixInformation", "MAX_INPUTS"]

@@ -1,0 +1,89 @@
+"""The BAPO flat-bandwidth check can fail: a protocol whose declared bandwidth covers the
+whole prefix at every checked n is no evidence (issue 29: the k-hop table's 14 to 38 bits
+exceeded the prefix information at every analysis n, so any function would have passed)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import theorybench.theories.bapo as bapo_theory
+from theorybench import tasks
+from theorybench.formal.bapo import Protocol
+from theorybench.formal.bapo.verify import binomial_lower, prefix_information
+from theorybench.theories.base import Context, RuleSkip, Status, Verdict
+from theorybench.theories.registry import theory
+
+
+def df_of(name, **kw):
+    return tasks.get(name, **kw).decision_view()[0]
+
+
+def prefix_dump(n: int, width: int = 14) -> Protocol:
+    """A majority 'protocol' that sends the first ``width`` prefix bits: correct while the
+    prefix fits in ``width`` bits, i.e. a lookup table, not a constant-bandwidth protocol."""
+
+    def f(prefix):
+        out = np.zeros((len(prefix), width), dtype=np.int64)
+        m = min(prefix.shape[1], width)
+        out[:, :m] = prefix[:, :m]
+        return out
+
+    def h(bits, gt, gp, suffix, k):
+        return (2 * (bits.sum(axis=1) + suffix.sum(axis=1)) > n).astype(np.int64)
+
+    return Protocol("prefix-dump", width, 0, f=f, h=h, description="sends the prefix")
+
+
+def test_a_prefix_dump_protocol_is_not_flat_bandwidth_evidence(monkeypatch):
+    # the old check called Majority (BAPO-hard) Easy with this protocol: verified at every
+    # analysis n (all <= 11, prefixes of at most 10 bits) with a declared a = 14 at each
+    monkeypatch.setattr(bapo_theory, "protocols_for", lambda df: [prefix_dump(df.task.n)])
+    out = theory("bapo").library_protocol("majority", Context())
+    assert isinstance(out, RuleSkip), out
+    assert "covers the whole prefix" in out.reason
+    ext = out.evidence["protocols"]["prefix-dump"]["larger_n"]
+    # n = 17 is the first (odd) n whose 16 prefix bits exceed 14: checked there, it fails
+    assert ext["n"] == 17 and ext["row"]["prefix_information"]["log2_prefixes_at_least"] == 16
+    assert not ext["row"]["ok"] and ext["row"]["failure"]
+    rows = out.evidence["protocols"]["prefix-dump"]["bandwidth_by_n"]
+    assert rows and all(r["ok"] and not r["binds"] for r in rows.values())
+
+
+def test_khop_table_is_checked_where_its_bandwidth_binds():
+    # khop:k=2's table has a = 2 + 4*2*3 = 26 bits, above the ~2^16 prefixes of n <= 10:
+    # the rule must go on to an n where 2^26 messages no longer cover the prefixes
+    p = theory("bapo").library_protocol("khop:k=2", Context())
+    assert p.verdict == Verdict.EASY and p.status == Status.VERIFIED
+    rows = p.evidence["bandwidth_by_n"]
+    assert not any(rows[n]["binds"] for n in (4, 5, 6, 7, 8, 9, 10))
+    (m,) = p.evidence["binding_n"]
+    assert m > 10 and rows[m]["ok"] and p.evidence["verified_up_to"] == m
+    assert rows[m]["prefix_information"]["log2_prefixes_at_least"] > 26
+    # and the bound is below the truth: 4 * 3^(m-2) valid prefixes of length m - 1
+    assert rows[m]["prefix_information"]["log2_prefixes_at_least"] <= math.log2(4 * 3 ** (m - 2))
+    assert "sampled" in p.evidence["verified_how"]
+
+
+def test_prefix_information_exact_and_sampled():
+    rng = np.random.default_rng(1)
+    info = prefix_information(df_of("khop", n=6), 0, rng)
+    assert info.how.startswith("exact") and info.bits == pytest.approx(math.log2(4 * 3 ** 4))
+    assert info.binds(8) and not info.binds(9)
+    # b attended tokens leave L - 1 - b to f; a product space is exact without sampling
+    info = prefix_information(df_of("majority", n=21), 3, rng)
+    assert info.prefix_length == 17 and info.bits == 17 and "product" in info.how
+    # too large to enumerate: a lower bound, below the true 4 * 3^10 and near it
+    info = prefix_information(df_of("khop", n=12), 0, rng)
+    assert "sampled" in info.how
+    assert math.log2(4 * 3 ** 10) - 1.5 < info.bits <= math.log2(4 * 3 ** 10)
+
+
+def test_binomial_lower_bound():
+    assert binomial_lower(0, 100, 1e-6) == 0.0
+    lo = binomial_lower(50, 100, 1e-6)
+    assert 0.2 < lo < 0.5
+    # its defining property: P(Bin(100, lo) >= 50) is about delta
+    from math import comb
+    tail = sum(comb(100, i) * lo ** i * (1 - lo) ** (100 - i) for i in range(50, 101))
+    assert tail == pytest.approx(1e-6, rel=1e-3)
