@@ -87,3 +87,50 @@ def test_binomial_lower_bound():
     from math import comb
     tail = sum(comb(100, i) * lo ** i * (1 - lo) ** (100 - i) for i in range(50, 101))
     assert tail == pytest.approx(1e-6, rel=1e-3)
+
+
+# ---- the SAT frontier rule (issue 29 item 3: a found protocol is evidence) ----------------
+
+def test_sat_frontier_finds_the_index_protocol_itself():
+    # no library: z3 finds a (0, 1)-BAPO at every n with <= 2^10 inputs, the verifier
+    # passes its tables, and the cell says how far (a finite frontier is never a proof)
+    p = theory("bapo").sat_frontier_rule("index", Context())
+    assert p.verdict == Verdict.EASY and p.status == Status.VERIFIED
+    assert (p.evidence["a"], p.evidence["b"]) == (0, 1)
+    checks = p.evidence["protocol_checks"]
+    assert len(checks) >= 3 and set(checks.values()) == {"verified"}
+    assert p.evidence["verified_up_to"] == max(checks) and "z3" in p.evidence["solver"]
+    assert p.status_label.startswith(f"verified ≤ {max(checks)} (exhaustive")
+
+
+def test_sat_frontier_growth_is_no_verdict():
+    out = theory("bapo").sat_frontier_rule("majority", Context())
+    assert isinstance(out, RuleSkip) and "grows" in out.reason and "proves nothing" in out.reason
+    b1 = out.evidence["sat_frontier_min_a_by_b"][1]
+    assert len(set(b1.values())) > 1
+
+
+def test_sat_frontier_flat_only_over_the_whole_prefix_is_no_evidence(monkeypatch):
+    # a frontier flat at a = 3, b = 2 over n = 3..5 says nothing: 2^3 messages plus two
+    # tokens carry every prefix of length <= 4, so any function has such a protocol
+    fake = {n: {"n": n, "min_a_by_b": {0: 3, 1: 3, 2: 3}, "pareto": [],
+                "status": {0: "exact", 1: "exact", 2: "exact"}} for n in (3, 4, 5)}
+    monkeypatch.setattr(bapo_theory, "_frontier_ns", lambda fam, ctx: [3, 4, 5])
+    monkeypatch.setattr(bapo_theory, "sat_frontier", lambda fam, n: fake[n])
+    out = theory("bapo").sat_frontier_rule("parity", Context())
+    assert isinstance(out, RuleSkip)
+    assert "covers the whole prefix" in out.evidence["b=2"]
+
+
+def test_sat_frontier_protocol_that_fails_its_check_is_not_used(monkeypatch):
+    real = bapo_theory.solve_point
+
+    def tampered(df, a, b, **kw):
+        pt = real(df, a, b, **{**kw, "check": False})
+        pt.verification = {"ok": False}
+        return pt
+
+    monkeypatch.setattr(bapo_theory, "solve_point", tampered)
+    out = theory("bapo").sat_frontier_rule("index", Context())
+    assert isinstance(out, RuleSkip)
+    assert set(out.evidence["b=1"]["protocol_checks"].values()) == {"failed"}
