@@ -12,17 +12,22 @@ attention budget with tokens common to all prefixes and pigeonhole more prefixes
 
 Rules (in order):
 
-1. construction - a library protocol (:mod:`.bapo.library`) is built for every n of the
-   family's analysis list, verified by :func:`.bapo.verify.verify` (exhaustively where
-   the space is small, sampled beyond), and its declared (a, b) is flat over n -> Easy.
-2. construction (conjectured) - the exact optimal b = 0 protocol (row classes of the
-   communication matrix) has the same a at every measured n -> Easy, conjectured: the
-   class count is only measured at small n.
-3. reduction - a checked monotone projection (each output token a constant or a
+1. construction - a library protocol (:mod:`.bapo.library`) verified at every analysis n
+   (exhaustively where the space is small, sampled beyond) with a flat declared (a, b)
+   that binds at one checked n at least: 2^a below the prefixes a b-token protocol must
+   tell apart (:func:`.bapo.verify.prefix_information`; below that any function passes).
+   If it binds at no analysis n, the first binding n <= EXTEND_MAX_N is checked -> Easy.
+2. automaton protocol (:mod:`.regular`) for a regular task.
+3. construction (extrapolated) - the exact optimal b = 0 protocol (row classes of the
+   communication matrix) has the same a at every measured n.
+4. construction - the SAT frontier (z3) has the same least a for some b >= 1 at >= 3
+   consecutive n, binding, and z3's tables pass the verifier -> Easy, verified <= N.
+5. reduction - a checked monotone projection (each output token a constant or a
    function of one input token, in order) from a BAPO-hard problem (majority,
    reachability) -> Hard. Such a map keeps splits aligned, so an (a, b)-BAPO for the
    target gives an (a, b)-BAPO for the source (:mod:`.bapo.hardness` has the argument),
    and hardness transfers. reach_undirected: Majority by the counting graph.
+6. a checked claim of proofs/.
 
 Evidence always carries the exact b = 0 bandwidth by n
 (:func:`.communication.one_way_cc`) and the SAT frontier (minimal a for b = 0, 1, 2) by n:
@@ -37,7 +42,6 @@ Hard; the measured b = 0 growth is reported, never used as a verdict.
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any
 
 import numpy as np
