@@ -134,3 +134,32 @@ def test_sat_frontier_protocol_that_fails_its_check_is_not_used(monkeypatch):
     out = theory("bapo").sat_frontier_rule("index", Context())
     assert isinstance(out, RuleSkip)
     assert set(out.evidence["b=1"]["protocol_checks"].values()) == {"failed"}
+
+
+# ---- the other checks of the bapo rules, each shown to reject a wrong object -------------
+
+def test_growing_library_bandwidth_is_not_flat():
+    # majority's count protocol: (ceil(log2 n), 0) verifies at every n but grows
+    out = theory("bapo").library_protocol("majority", Context())
+    assert isinstance(out, RuleSkip) and "grows" in out.reason
+    rows = out.evidence["protocols"]["majority-count"]
+    assert all(r["ok"] for r in rows.values()) and len({r["a"] for r in rows.values()}) > 1
+
+
+def test_monotone_check_rejects_reordered_dependencies():
+    assert bapo_theory._monotone([0, -1, 1, 1, 3])
+    assert not bapo_theory._monotone([0, 2, 1])
+    assert not bapo_theory._monotone(None)
+
+
+def test_reversed_majority_is_no_split_preserving_reduction(monkeypatch):
+    # reversing the input keeps Majority's labels (a correct reduction) but not the order
+    # of positions, so splits are not preserved and hardness must not transfer by it
+    from theorybench.formal.bapo import hardness
+
+    ((red, note, ns),) = hardness.reductions_into("majority")
+    red.map = lambda x, n: np.asarray(x)[:, ::-1]
+    assert red.check(ns, rng=np.random.default_rng(0)).ok  # labels kept: only order fails
+    monkeypatch.setattr(bapo_theory, "reductions_into", lambda fam: [(red, note, ns)])
+    out = theory("bapo").hard_reduction("majority", Context(options={"bapo_no_sat": True}))
+    assert isinstance(out, RuleSkip) and "failed their check" in out.reason

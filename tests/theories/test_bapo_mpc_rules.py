@@ -35,8 +35,13 @@ def test_bapo_reduction_hard():
 
 
 def test_bapo_row_class_rule_skips_on_growth():
+    # the rule must have been tried and skipped (the old test also passed had it fired)
     p = pred("bapo", "binary_add")
-    assert any(t["rule"] == "exact b=0 protocol with flat bandwidth" for t in p.tried)
+    (t,) = [t for t in p.tried if t["rule"] == "exact b=0 protocol with flat bandwidth"]
+    assert t["outcome"] != "fired" and "grows" in t["outcome"]
+    out = theory("bapo").row_class("binary_add", Context())
+    pts = out.evidence["b0_bandwidth_by_n"]
+    assert len(set(pts.values())) > 1
 
 
 def test_mpc_rules():
