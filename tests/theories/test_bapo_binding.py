@@ -11,6 +11,7 @@ import theorybench.theories.bapo as bapo_theory
 from theorybench import tasks
 from theorybench.formal.bapo import Protocol
 from theorybench.formal.bapo.verify import binomial_lower, prefix_information
+from theorybench.theories.prediction import status_problem
 from theorybench.theories.base import Context, RuleSkip, Status, Verdict
 from theorybench.theories.registry import theory
 
@@ -93,14 +94,15 @@ def test_binomial_lower_bound():
 
 def test_sat_frontier_finds_the_index_protocol_itself():
     # no library: z3 finds a (0, 1)-BAPO at every n with <= 2^10 inputs, the verifier
-    # passes its tables, and the cell says how far (a finite frontier is never a proof)
+    # passes its tables; one table per n is a flat series, not one object: extrapolated,
+    # with the flat fit and how far it was checked in the evidence
     p = theory("bapo").sat_frontier_rule("index", Context())
-    assert p.verdict == Verdict.EASY and p.status == Status.VERIFIED
+    assert p.verdict == Verdict.EASY and p.status == Status.EXTRAPOLATED
+    assert status_problem(p) is None and p.evidence["fit"]["kind"] == "bounded"
     assert (p.evidence["a"], p.evidence["b"]) == (0, 1)
     checks = p.evidence["protocol_checks"]
     assert len(checks) >= 3 and set(checks.values()) == {"verified"}
-    assert p.evidence["verified_up_to"] == max(checks) and "z3" in p.evidence["solver"]
-    assert p.status_label.startswith(f"verified ≤ {max(checks)} (exhaustive")
+    assert p.evidence["checked_up_to"] == max(checks) and "z3" in p.evidence["solver"]
 
 
 def test_sat_frontier_growth_is_no_verdict():

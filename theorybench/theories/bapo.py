@@ -297,8 +297,8 @@ class BAPOTheory(Theory):
         """For some b >= 1 the exact minimal a of the SAT frontier (z3, every input) is the
         same at every measured n (at least three, all with at most ``FRONTIER_INPUTS``
         inputs), it binds at one of them, and z3's tables, rebuilt as a protocol, pass
-        :func:`.bapo.verify.verify` at each -> Easy, verified <= N (a finite frontier is
-        never a proof: the tables differ per n). Growth is reported, never a verdict: Index
+        :func:`.bapo.verify.verify` at each -> Easy, ``extrapolated`` (a flat series, as for
+        the b = 0 rule: the tables differ per n, so no one object was checked up to N). Growth is reported, never a verdict: Index
         has b = 0 bandwidth n yet is a (0, 1)-BAPO, and a b that grows may be beaten by a
         larger b."""
         ns = _frontier_ns(family, ctx)
@@ -343,13 +343,16 @@ class BAPOTheory(Theory):
             if any(v != "verified" for v in checks.values()):
                 ev[f"b={b}"] = {"flat_a": a, "protocol_checks": checks}
                 continue
+            # the same least a at every n is a flat series, not one object checked at every
+            # n (each n has its own tables): an extrapolation, like the b = 0 rule's
             ev.update(protocol=f"sat({a},{b})", a=a, b=b, binding_n=binding,
-                      protocol_checks=checks, verified_up_to=int(max(ns)),
+                      protocol_checks=checks, checked_up_to=int(max(ns)),
+                      fit=classify_growth(ns, [float(a)] * len(ns)).to_dict(),
                       verified_how="exhaustive: every input, split and adversarial G; one "
                                    "z3 table protocol per n",
                       prefix_information_by_n={n: info[n].to_dict() for n in ns})
             return self.prediction(
-                family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED,
+                family, Verdict.EASY, Basis.CONSTRUCTION, Status.EXTRAPOLATED,
                 {**ev, **_evidence(family, ctx)},
                 f"the SAT frontier of {family} is flat: the least a with b = {b} is {a} at "
                 f"every n in {ns} (z3, exact), and z3's ({a}, {b})-BAPO passes the verifier at "
