@@ -93,7 +93,7 @@ def test_binomial_lower_bound():
 # ---- the SAT frontier rule (issue 29 item 3: a found protocol is evidence) ----------------
 
 def test_sat_frontier_finds_the_index_protocol_itself():
-    # no library: z3 finds a (0, 1)-BAPO at every n with <= 2^10 inputs, the verifier
+    # no library: z3 finds a (0, 1)-BAPO at every n with <= 2^9 inputs, the verifier
     # passes its tables; one table per n is a flat series, not one object: extrapolated,
     # with the flat fit and how far it was checked in the evidence
     p = theory("bapo").sat_frontier_rule("index", Context())

@@ -66,7 +66,7 @@ SAT_NS = 2
 #: Largest n tried when a flat protocol covers the whole prefix at every analysis n.
 EXTEND_MAX_N = 64
 #: The SAT frontier rule: largest input space per n, the a and b searched, z3's time per n.
-FRONTIER_INPUTS = 1 << 10
+FRONTIER_INPUTS = 1 << 9
 FRONTIER_A, FRONTIER_B, FRONTIER_SOLVE_S = 3, 2, 2.0
 #: Inputs verified per n (all of them up to this many, a sample beyond).
 VERIFY_INPUTS = 1 << 12
