@@ -244,7 +244,8 @@ def test_entry_points_give_paths_modules_and_classes(tmp_path, monkeypatch):
     package.__path__ = [str(EXAMPLES)]
     points.append(_EntryPoint("package", package))
     names = [c.name for c in registry.load_external()]
-    assert names == ["mod3", "tiny", "contains_ab", "first_eq_last", "mod3", "prefix_parity"]
+    assert names == ["mod3", "tiny", "anbncn", "contains_ab", "first_eq_last",
+                     "majority_circuit", "mod3", "prefix_parity"]
     assert {"tiny", "contains_ab", "prefix_parity"} <= set(tasks.families())
     bad_class = type("Bad", (tasks.Task,), {"name": "bad", "kind": "nonsense"})
     with monkeypatch.context() as m:

@@ -73,7 +73,7 @@ def _given(cls) -> list[tuple[str, str, str]]:
     module = getattr(cls, "module", None)
     for name, suffix in ARTIFACT_NAMES.items():
         value = getattr(module, name, None)
-        if value is None:
+        if value is None or suffix is None:  # not a program (formal/user_models.py)
             continue
         where = cls.source.at(name)
         if not isinstance(value, str):
@@ -93,7 +93,7 @@ def _given(cls) -> list[tuple[str, str, str]]:
     return out
 
 
-def _instances(cls) -> list[Any]:
+def instances(cls) -> list[Any]:
     """The task at every valid n with an exhaustive space, then the longest n up to
     SAMPLED_N (sampled)."""
     k = len(cls.alphabet)
@@ -118,7 +118,7 @@ def _verify(cls, accept, where: str, language: str) -> list[dict[str, Any]]:
     check) at the sampled n. Raises at the first disagreement."""
     rng = np.random.default_rng(0)
     checked = []
-    for task in _instances(cls):
+    for task in instances(cls):
         view = task.decision_view()[0]
         exhaustive = len(cls.alphabet) ** task.n <= EXHAUSTIVE
         x = (view.enumerate(limit=EXHAUSTIVE) if exhaustive else
@@ -166,21 +166,35 @@ def check_task_artifacts(cls) -> None:
     first (before the shipped artifacts), for instances of ``cls`` only: an edited file
     is a new class, so a stale program never serves it."""
     records = [check_program(cls, *given) for given in _given(cls)]
-    # checked at the parameters' defaults (PARAMS): it serves that variant only
-    defaults = {p.name: p.default for p in cls.params if p.name != "n"}
-
-    def serves(task, c=cls) -> bool:
-        return isinstance(task, c) and all(task.values.get(k) == v
-                                           for k, v in defaults.items())
-
+    serves = serves_only(cls)
     for rec in records:
         if not rec["columns"]:
             continue  # recorded (the report says which fragment), never used as evidence
         library = CRASP_PROGRAMS if rec["language"] == "C-RASP" else BRASP_PROGRAMS
         library.add(rec["artifact"], cls.name, when=serves, origin=rec["origin"], first=True)
-    cls.artifacts = tuple({k: v for k, v in r.items() if k != "artifact"} for r in records)
+    add_records(cls, records)
+
+
+def serves_only(cls):
+    """The library condition of an artifact checked for ``cls``: instances of this class
+    (an edited file is a new class) at the parameters' defaults (PARAMS), where it was
+    checked."""
+    defaults = {p.name: p.default for p in cls.params if p.name != "n"}
+
+    def serves(task, c=cls) -> bool:
+        return isinstance(task, c) and all(task.values.get(k) == v
+                                           for k, v in defaults.items())
+    return serves
+
+
+def add_records(cls, records) -> None:
+    """Append the JSON-ready part of ``records`` to ``cls.artifacts`` (several checkers
+    each add theirs)."""
+    cls.artifacts = tuple(getattr(cls, "artifacts", ())) + tuple(
+        {k: v for k, v in r.items() if k != "artifact"} for r in records)
 
 
 ARTIFACT_CHECKERS.register(check_task_artifacts, name="programs")
 
-__all__ = ["check_task_artifacts", "check_program", "UserProgram", "COLUMNS", "EXHAUSTIVE"]
+__all__ = ["check_task_artifacts", "check_program", "UserProgram", "COLUMNS", "EXHAUSTIVE",
+           "serves_only", "add_records", "instances"]

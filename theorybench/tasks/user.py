@@ -44,9 +44,11 @@ from .user_regular import RegularError, from_dict, from_regex
 
 REQUIRED = ("NAME", "ALPHABET", "LENGTHS")
 DEFINITIONS = ("label", "REGEX", "DFA")
-#: CRASP / BRASP: a program for the task (program text, or a path beside the file), checked
-#: against label before any rule uses it (:mod:`.user_artifacts`).
-OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT", "CRASP", "BRASP")
+#: CRASP / BRASP: a program for the task (program text, or a path beside the file); CIRCUIT,
+#: MPC, BAPO: a circuit family, an MPC algorithm, a BAPO protocol maker; each checked against
+#: label before any rule uses it (:mod:`.user_artifacts`, :mod:`.user_models`).
+OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT", "CRASP", "BRASP",
+            "CIRCUIT", "MPC", "BAPO")
 _FILE_TASK = re.compile(r"^(?P<path>.+?\.(?:py|cr|br))(?=:|$)(?P<rest>.*)$", re.S)
 
 

@@ -73,9 +73,15 @@ LANGUAGES: Registry[Language] = Registry("task program language",
 #: ``check(cls)`` verifies them against the family's label and adds the good ones to the
 #: theory models' libraries, for instances of ``cls`` only.
 ARTIFACT_CHECKERS: Registry[Callable[[type], None]] = Registry(
-    "task artifact checker", ("theorybench.formal.user_artifacts",), error=TaskParameterError)
-#: The optional names of a task file that give a program for its task.
-ARTIFACT_NAMES = {"CRASP": ".cr", "BRASP": ".br"}
+    "task artifact checker", ("theorybench.formal.user_artifacts",
+                              "theorybench.formal.user_models"), error=TaskParameterError)
+#: The optional names of a task file that give an artifact for its task: a program (by its
+#: file suffix), or a Python object of a theory model (None: a circuit family, an MPC
+#: algorithm, a BAPO protocol maker; :mod:`theorybench.formal.user_models`).
+ARTIFACT_NAMES = {"CRASP": ".cr", "BRASP": ".br", "CIRCUIT": None, "MPC": None, "BAPO": None}
+#: Task files whose artifacts a checker added to a library: loaded again (edited), they are
+#: checked again even without artifacts, so that the checker takes the old ones out.
+CHECKED_PATHS: set[str] = set()
 
 
 def sibling_programs(path: pathlib.Path) -> list[pathlib.Path]:
@@ -93,7 +99,7 @@ def attach_artifacts(cls: type) -> type:
     module = getattr(cls, "module", None)
     given = (getattr(cls, "program", None) is not None
              or any(getattr(module, k, None) is not None for k in ARTIFACT_NAMES)
-             or sibling_programs(cls.source.path))
+             or sibling_programs(cls.source.path) or str(cls.source.path) in CHECKED_PATHS)
     if given:
         for _name, check in ARTIFACT_CHECKERS.items():
             check(cls)
@@ -234,6 +240,7 @@ def load_program_family(path: pathlib.Path) -> type:
                                            "language": loaded.language}))
 
 
-__all__ = ["LANGUAGES", "ARTIFACT_CHECKERS", "ARTIFACT_NAMES", "attach_artifacts",
+__all__ = ["LANGUAGES", "ARTIFACT_CHECKERS", "ARTIFACT_NAMES", "CHECKED_PATHS",
+           "attach_artifacts",
            "sibling_programs", "Language", "LoadedProgram", "FileSource", "ProgramSource",
            "PROGRAM_SUFFIXES", "MAX_BYTES", "load_program_family"]

@@ -29,6 +29,7 @@ from ..formal.circuits.hardness import checked
 from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
 from ..errors import ResourceLimitError
 from ..formal.circuits.verify import construction_table, default_ns
+from ..formal.user_models import outside_basis
 
 #: Boppana rule: the fitted exponent c of as(m) ~ m^c must be at least this.
 MIN_EXPONENT = 0.3
@@ -55,8 +56,12 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> 
                 return RuleSkip(f"no n of {family} fits the circuit builders: {exc}")
             dropped.append(f"n={ns.pop()}: {exc}")
     if res is None:
+        outside = outside_basis(family, basis)  # circuits of a task file, in another basis
         return RuleSkip(f"no {'AND/OR/NOT' if basis == 'ac0' else 'threshold or AND/OR/NOT'} "
-                        f"circuit builder for {family}")
+                        f"circuit builder for {family}" + "".join(
+                            f"; the circuit supplied in {o['origin']} uses {o['gates']}, so it "
+                            f"is evidence for {o['basis'].upper()} only" for o in outside),
+                        {"supplied_outside_basis": outside} if outside else {})
     ev: dict[str, Any] = {"construction": res.to_dict()}
     if dropped:
         ev["sizes_left_out"] = dropped[-1:]
