@@ -18,6 +18,10 @@ pos_even``-style predicates where plain C-RASP cannot), so it is recorded but ne
 to the C-RASP library. A B-RASP program is added to the B-RASP library, whose plain column
 (``star_free``) takes only programs without positions (``brasp.programs.for_task``); one
 that compares positions (B-RASP[pos]) serves ``star_free_pos`` only.
+
+Circuits, MPC algorithms and BAPO protocols (``CIRCUIT``, ``MPC``, ``BAPO``) are checked the
+same way by :mod:`.user_models`, with :func:`instances`, :func:`serves_only` and
+:func:`add_records` from here.
 """
 
 from __future__ import annotations
