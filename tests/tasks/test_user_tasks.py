@@ -353,3 +353,25 @@ def test_sample_of_the_wrong_shape(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(TaskParameterError, match="does not exist"):
         tasks.TaskRef.parse(str(tmp_path / "nope.py"))
+
+
+def test_an_edited_file_never_gets_the_old_definitions_cached_results(tmp_path):
+    # results cached in-process by family name (learned automata, sensitivity series, ...)
+    # are dropped when an edited file replaces its family under the same name
+    from theorybench.theories.runner import predict_matrix
+    path = tmp_path / "edited.py"
+    head = 'NAME = "edited"\nALPHABET = ("0", "1")\nLENGTHS = (1, 64)\n'
+    path.write_text(head + "def label(x):\n    return x[:, 0] == 1\n")
+    with registry.FAMILIES.scoped():
+        registry.load_task_file(path, export=False)
+        before = {p.theory: p for p in predict_matrix(["star_free", "sensitivity"], ["edited"],
+                                                      progress=False)}
+        path.write_text(head + "def label(x):\n    return x.sum(axis=1) % 2 == 1\n")
+        registry.load_task_file(path, export=False)
+        after = {p.theory: p for p in predict_matrix(["star_free", "sensitivity"], ["edited"],
+                                                     progress=False)}
+    # the first letter: star-free, low sensitivity; parity: neither
+    assert before["star_free"].verdict.value == "easy"
+    assert after["star_free"].verdict.value == "hard"
+    assert before["sensitivity"].verdict.value == "easy"
+    assert after["sensitivity"].verdict.value == "hard"

@@ -14,6 +14,7 @@ import itertools
 import os
 import pathlib
 import pkgutil
+import sys
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -131,7 +132,28 @@ def _register_file(cls: type[Task]) -> type[Task]:
                 f"{cls.source.at('NAME')}: NAME {cls.name!r} is already the task of "
                 f"{first}; choose another name")
         FAMILIES.unregister(cls.name)  # this file, edited since it was loaded
+        clear_caches()
     return FAMILIES.register(cls, name=cls.name, origin=cls.origin)
+
+
+def clear_caches() -> int:
+    """Empty every ``functools`` cache of the package's loaded modules (functions, and
+    methods of their classes); returns how many. Many results are cached in-process by
+    the family's *name* (a communication profile, a learned automaton, a sensitivity
+    series); when a task file is edited and loaded again under the same name, those would
+    serve the old definition, so loading it clears them all (recomputing is the only cost)."""
+    count = 0
+    for name, mod in list(sys.modules.items()):
+        if mod is None or not (name == "theorybench" or name.startswith("theorybench.")):
+            continue
+        for obj in list(vars(mod).values()):
+            holders = [obj] + (list(vars(obj).values()) if isinstance(obj, type) else [])
+            for item in holders:
+                clear = getattr(item, "cache_clear", None)
+                if callable(clear) and getattr(item, "__module__", name) == name:
+                    clear()
+                    count += 1
+    return count
 
 
 def task_files(spec: str) -> list[pathlib.Path]:
