@@ -281,6 +281,13 @@ class Library(Generic[T]):
         """A live read-only mapping family -> its first artifact."""
         return ByFamily(self)
 
+    def remove(self, artifact: T) -> int:
+        """Take ``artifact`` out of the library (every entry of it); returns how many
+        entries went (a task file edited since it supplied the artifact)."""
+        before = len(self._entries)
+        self._entries[:] = [e for e in self._entries if e.artifact is not artifact]
+        return before - len(self._entries)
+
     def families(self) -> list[str]:
         """Every family with at least one artifact, in registration order."""
         self._lazy.load()

@@ -305,10 +305,9 @@ _CHECKS = {"CIRCUIT": (check_circuit, BUILDERS), "MPC": (check_mpc, MPC_ALGORITH
 def _forget(path: str) -> None:
     """Take the artifacts an earlier load of the file at ``path`` added out of their
     libraries: some rules look a builder up by family name, where the class condition does
-    not apply, so a stale one would still be found. (The Library has no removal of its
-    own; its ``scoped`` rewrites the same list.)"""
+    not apply, so a stale one would still be found."""
     for library, artifact in _ADDED.pop(path, []):
-        library._entries[:] = [e for e in library._entries if e.artifact is not artifact]
+        library.remove(artifact)
     CHECKED_PATHS.discard(path)
 
 
