@@ -57,3 +57,26 @@ def sweeps_in_process(request, monkeypatch):
     if request.node.get_closest_marker("real_cores") is None:
         from theorybench.experiments import executors
         monkeypatch.setattr(executors, "cpu_count", lambda: 1)
+
+
+@pytest.fixture(autouse=True)
+def registrations_stay_in_their_test():
+    """Task families, the artifacts of every library and THEORYBENCH_TASKS as they were
+    before the test: a task file loaded by an in-process CLI run (which registers it and
+    exports its path for pool workers) must not become a family of every later test."""
+    import contextlib
+    import os
+
+    from theorybench.cli.tasks import artifact_libraries
+    from theorybench.tasks.registry import ENV, FAMILIES
+
+    old = os.environ.get(ENV)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(FAMILIES.scoped())
+        for lib in artifact_libraries().values():
+            stack.enter_context(lib.scoped())
+        yield
+    if old is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = old
