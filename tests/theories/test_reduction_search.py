@@ -15,9 +15,10 @@ from theorybench.theories.prediction import STATUS_ORDER, Status, Verdict, statu
 from theorybench.theories.runner import predict_matrix
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "tasks"
-#: sensitivity is left out: it admits no map (its verdicts are about a distribution), and
-#: its own measurement of my_majority is inconclusive where the built-in's is not
-THEORIES = ["star_free", "star_free_pos", "ac0", "tc0", "crasp", "mpc", "bapo"]
+#: every column, sensitivity included: it admits no map (its verdicts are about a
+#: distribution), so the user files get its cells from its own measurement under the
+#: uniform distribution and its closed forms matched by the task's function
+THEORIES = ["star_free", "star_free_pos", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity"]
 
 
 @pytest.fixture
