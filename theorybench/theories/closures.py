@@ -85,6 +85,7 @@ from ..formal.search.reductions import search
 from ..registry import BUILTIN, Registry
 from ..tasks import TaskRef
 from .prediction import (STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status, Verdict,
+                         find_fit,
                          to_jsonable)
 from .universe import default_tasks
 
@@ -210,19 +211,6 @@ def _weakest(*statuses: Status) -> Status:
     return max(statuses, key=lambda s: STATUS_ORDER.index(s))
 
 
-def _find_fit(ev: Any, depth: int = 0) -> dict | None:
-    if isinstance(ev, dict):
-        if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
-            return ev
-        if depth < 4:
-            for k, v in ev.items():
-                if k != "other_rules":
-                    got = _find_fit(v, depth + 1)
-                    if got is not None:
-                        return got
-    return None
-
-
 def _argument(p: Prediction) -> str:
     return p.rule
 
@@ -241,7 +229,7 @@ def _combine(src: Prediction, chk) -> tuple[Status, dict[str, Any]] | None:
             n = min(n, int(sev.get("verified_up_to") or n))
         ev["verified_up_to"] = int(n)
     elif st == Status.EXTRAPOLATED:
-        fit = _find_fit(sev)
+        fit = find_fit(sev)
         if fit is None:
             return None
         ev["fit"] = fit

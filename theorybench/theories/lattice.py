@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import TheoryError
-from .prediction import STATUS_ORDER, Basis, Prediction, Status, Verdict, to_jsonable
+from .prediction import STATUS_ORDER, Basis, find_fit, Prediction, Status, Verdict, to_jsonable
 
 RULE_NAME = "inclusion between theories"
 
@@ -279,19 +279,6 @@ def is_source(p: Prediction) -> bool:
             and not (p.evidence or {}).get("missing_lemma"))
 
 
-def _find_fit(ev: Any, depth: int = 0) -> dict | None:
-    if isinstance(ev, dict):
-        if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
-            return ev
-        if depth < 4:
-            for k, v in ev.items():
-                if k != "other_rules":
-                    got = _find_fit(v, depth + 1)
-                    if got is not None:
-                        return got
-    return None
-
-
 def _status_evidence(src: Prediction, path: tuple[Edge, ...]) -> tuple[Status, dict] | None:
     """The transferred status (the weakest of the source's and the edges') and the
     evidence keys it needs (``prediction.status_problem``); None when the source's
@@ -311,7 +298,7 @@ def _status_evidence(src: Prediction, path: tuple[Edge, ...]) -> tuple[Status, d
             ev["verified_how"] = sev["verified_how"]
         return st, ev
     if st == Status.EXTRAPOLATED:
-        fit = _find_fit(sev)
+        fit = find_fit(sev)
         return None if fit is None else (st, {"fit": fit})
     if st == Status.CONDITIONAL:
         return (st, {"condition": sev["condition"]}) if sev.get("condition") else None

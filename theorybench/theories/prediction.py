@@ -110,6 +110,21 @@ def status_problem(p: "Prediction") -> str | None:
     return f"unknown status {st}"
 
 
+def find_fit(ev: Any, depth: int = 0) -> dict | None:
+    """The first growth fit (a dict with kind/formula and candidates or rel_rmse) in a
+    cell's evidence, searched four levels deep, skipping other rules' evidence."""
+    if isinstance(ev, dict):
+        if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
+            return ev
+        if depth < 4:
+            for k, v in ev.items():
+                if k != "other_rules":
+                    got = find_fit(v, depth + 1)
+                    if got is not None:
+                        return got
+    return None
+
+
 def _has_fit(ev: Any, depth: int = 0) -> bool:
     if isinstance(ev, dict):
         if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
@@ -234,5 +249,6 @@ def check_json(evidence: dict[str, Any]) -> None:
 
 
 __all__ = ["Verdict", "Basis", "Status", "STATUS_ORDER", "RULE_ORDER", "status_label",
-           "at_least", "status_problem", "Prediction", "RuleSkip", "Rule", "rule", "Context",
+           "at_least", "status_problem", "find_fit", "Prediction", "RuleSkip", "Rule", "rule",
+           "Context",
            "to_jsonable", "check_json"]

@@ -192,9 +192,9 @@ def _sparse_recipe(positional: bool) -> Recipe:
 
 
 def _index_op(task) -> tuple[str, int]:
-    if task.name == "index":
-        return "all", 1
-    return task.name.split("_", 1)[-1], int(task.values.get("k", 1))
+    """The query family's declared operation and query count (Index: one query, whose AND
+    is the queried bit), never read from the family's name."""
+    return task.op, int(task.values.get("k", 1))
 
 
 for _recipe in (_sparse_recipe(False), _sparse_recipe(True)):
