@@ -178,6 +178,20 @@ def test_predictions_are_reproducible():
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+def test_rows_computed_in_worker_processes_give_the_same_matrix():
+    """Rows are pure functions of their task: forked workers must give the serial matrix
+    (index_any consults index's cell through a reduction, so one row reads another's)."""
+    theories, fams = ["star_free", "ac0", "crasp", "bapo"], ["index", "index_any", "parity"]
+    key = lambda p: (p.theory, str(p.task), p.verdict, p.basis, p.status, p.rule)
+    serial = [key(p) for p in predict_matrix(theories, fams, Context(max_n=10),
+                                             progress=False, workers=1)]
+    forked = [key(p) for p in predict_matrix(theories, fams, Context(max_n=10),
+                                             progress=False, workers=2)]
+    assert forked == serial and len(serial) == 12
+    with pytest.raises(TheoryError, match="workers"):
+        predict_matrix(theories, fams, progress=False, workers=0)
+
+
 # ---- the Sensitivity theory's rules -----------------------------------------------------
 
 def test_sensitivity_rules_evidence():

@@ -8,7 +8,7 @@ from ..theories.base import Context
 from ..theories.registry import theory
 from ..theories.runner import (explain_text, matrix_csv, matrix_json, matrix_markdown,
                                predict_matrix, predict_one)
-from .common import max_n_arg, parse_seed, print_json
+from .common import int_arg, max_n_arg, parse_seed, print_json
 
 
 def _names(text: str | None) -> list[str] | None:
@@ -31,6 +31,9 @@ def register(sub) -> None:
     p.add_argument("--max-n", type=max_n_arg, default=12,
                    help="largest n for exact computations (default 12)")
     p.add_argument("--seed", type=parse_seed, default=0, help="random seed (default 0)")
+    p.add_argument("--workers", type=int_arg(1, 64), default=None,
+                   help="processes that compute the matrix's rows (default: one per core, "
+                        "at most 4; 1 computes them in this process)")
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("explain", help="one prediction with its evidence, for a human")
@@ -45,7 +48,8 @@ def register(sub) -> None:
 
 def cmd_predict(args) -> int:
     ctx = Context(max_n=args.max_n, seed=args.seed)
-    preds = predict_matrix(_names(args.theory), _names(args.task), ctx, progress=True)
+    preds = predict_matrix(_names(args.theory), _names(args.task), ctx, progress=True,
+                           workers=args.workers)
     if args.format == "json":
         print_json(matrix_json(preds))
     elif args.format == "csv":

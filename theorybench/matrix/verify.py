@@ -123,10 +123,13 @@ def _prediction_problems(p: Any) -> list[str]:
 
 
 def derive_predictions(max_n: int = 12, seed: int = 0, progress: bool = True,
-                       theories: list[str] | None = None, tasks: list[str] | None = None
-                       ) -> list[dict[str, Any]]:
+                       theories: list[str] | None = None, tasks: list[str] | None = None,
+                       workers: int | None = None) -> list[dict[str, Any]]:
+    """The matrix's cells as dicts; ``workers``: processes computing its rows (None: one
+    per core, at most 4; see ``predict_matrix``)."""
     preds = predict_matrix(theories=theories, families=tasks,
-                           ctx=Context(max_n=max_n, seed=seed), progress=progress)
+                           ctx=Context(max_n=max_n, seed=seed), progress=progress,
+                           workers=workers)
     return [p.to_dict() for p in preds]
 
 
