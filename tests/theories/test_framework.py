@@ -7,7 +7,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from theorybench.errors import EnumerationTooLarge, TaskParameterError, TheoryError
+from theorybench.errors import ConfigError, EnumerationTooLarge, TaskParameterError, TheoryError
 from theorybench.theories import sensitivity as st
 from theorybench.theories.base import (Basis, Context, Prediction, RuleSkip, Status, Theory,
                                        Verdict, check_json, rule, to_jsonable)
@@ -188,7 +188,7 @@ def test_rows_computed_in_worker_processes_give_the_same_matrix():
     forked = [key(p) for p in predict_matrix(theories, fams, Context(max_n=10),
                                              progress=False, workers=2)]
     assert forked == serial and len(serial) == 12
-    with pytest.raises(TheoryError, match="workers"):
+    with pytest.raises(ConfigError, match="workers"):
         predict_matrix(theories, fams, progress=False, workers=0)
 
 

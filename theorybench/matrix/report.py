@@ -164,7 +164,7 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
               "empirical": empirical_table(emp, task_names, thresholds),
               "agreement": agreement_table(rows, baselines(preds, emp))}
     if constructions:
-        tables["constructions"] = constructions_table()
+        tables["constructions"] = constructions_table(workers=None)
     pooled = hard_vs_easy_precision(rows)
     if emp:
         tables["findings"] = findings_table(emp, pooled, thresholds)

@@ -22,6 +22,7 @@ import sys
 from typing import Any, Iterable, Sequence
 
 from .. import tasks
+from ..parallel import fork_map
 from ..errors import TaskParameterError, TheoryError
 from ..tasks import TaskRef
 from .base import Basis, Context, Prediction, Status, Theory, Verdict, status_label, to_jsonable
@@ -134,81 +135,38 @@ def predict_matrix(theories: Sequence[str] | None = None, families: Sequence[str
     inclusions between theories are applied to each task's row (:mod:`.lattice`), using
     the cells of the columns they join even when those are not selected.
 
-    ``workers`` > 1 computes the rows in that many forked processes (None: one per core,
-    at most 4); a row is a pure function of its task and the context, so the matrix is
-    the same, only a cell another row consults is computed once per process instead of
-    once per run. Where ``fork`` is not available the rows run here. The progress bar
-    goes to stderr and only when stderr is a terminal.
+    ``workers`` > 1 computes the rows in that many forked processes
+    (:func:`~theorybench.parallel.fork_map`; None: one per core, at most 4). A row is a
+    pure function of its task and the context, so the verdicts, bases, statuses and rules
+    are the same; a cell another row consults is computed once per process instead of
+    once per run, and the text of such a consulted cell inside the evidence may differ.
+    The progress bar goes to stderr and only when stderr is a terminal.
     """
     names = resolve_theories(theories)
     fams = resolve_families(families)
     ctx = _context(ctx)
     classes = registry.theories()  # the listing resolve_theories checked the names against
-    workers = _workers(workers, len(fams))
     bar = None
     if progress and sys.stderr.isatty():
         from tqdm import tqdm
         bar = tqdm(total=len(fams) * len(names), desc="predict", unit="cell", file=sys.stderr,
                    leave=False)
+    objs: dict[str, Theory] = {n: classes[n]() for n in names}
+
+    def row(fam: TaskRef) -> dict[str, Prediction]:
+        return _row(fam, names, ctx, objs, classes)
+
+    def done(i: int, _row_value) -> None:
+        if bar is not None:
+            bar.update(len(names))
+            bar.set_postfix_str(str(fams[i]))
+
     try:
-        if workers > 1:
-            rows = _parallel_rows(fams, names, ctx, classes, workers, bar)
-        else:
-            objs: dict[str, Theory] = {n: classes[n]() for n in names}
-            rows = []
-            for fam in fams:
-                if bar is not None:
-                    bar.set_postfix_str(str(fam))
-                rows.append(_row(fam, names, ctx, objs, classes,
-                                 on_cell=(lambda _: bar.update(1)) if bar is not None
-                                 else None))
+        rows = fork_map(row, fams, workers, on_result=done)
     finally:
         if bar is not None:
             bar.close()
-    return [row[name] for row in rows for name in names]
-
-
-def _workers(workers: int | None, rows: int) -> int:
-    import multiprocessing as mp
-    import os
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise TheoryError(f"workers must be a positive integer or None, got {workers!r}")
-    if "fork" not in mp.get_all_start_methods():
-        return 1
-    if workers is None:
-        workers = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else (os.cpu_count() or 1))
-    return max(1, min(workers, rows))
-
-
-#: What a forked row worker reads (set just before the fork, so nothing is pickled but
-#: the row index and the row it returns).
-_JOB: tuple | None = None
-
-
-def _job_row(i: int) -> tuple[int, dict[str, Prediction]]:
-    fams, names, ctx, classes = _JOB
-    if "torch" in sys.modules:   # an OpenMP pool started before the fork must not be used
-        sys.modules["torch"].set_num_threads(1)
-    objs = _job_row.objs = getattr(_job_row, "objs", None) or {}
-    return i, _row(fams[i], names, ctx, objs, classes)
-
-
-def _parallel_rows(fams, names, ctx, classes, workers, bar) -> list[dict[str, Prediction]]:
-    import multiprocessing as mp
-    global _JOB
-    _JOB = (fams, names, ctx, classes)
-    rows: list = [None] * len(fams)
-    try:
-        with mp.get_context("fork").Pool(workers) as pool:
-            for i, row in pool.imap_unordered(_job_row, range(len(fams))):
-                rows[i] = row
-                if bar is not None:
-                    bar.update(len(names))
-                    bar.set_postfix_str(str(fams[i]))
-    finally:
-        _JOB = None
-    return rows
+    return [r[name] for r in rows for name in names]
 
 
 def _safe_predict(theory: Theory, family: TaskRef, ctx: Context) -> Prediction:
