@@ -14,7 +14,7 @@ import networkx as nx
 import theorybench
 
 PKG = pathlib.Path(theorybench.__file__).parent
-SHARED = {"errors", "registry", "safe_io", "__init__"}   # leaves any layer may import
+SHARED = {"errors", "registry", "safe_io", "parallel", "__init__"}   # leaves any layer may import
 
 
 def allowed(layers: dict[str, tuple[str, ...]]) -> dict[str, set[str]]:

@@ -1,7 +1,8 @@
 """theorybench: executable theories of what transformers can compute, beside trained models.
 
 The subpackages are the architecture. Imports point only down these edges (and their
-transitive closure); ``errors`` is a leaf every layer may use::
+transitive closure); ``errors``, ``registry``, ``safe_io`` and ``parallel`` (work spread over
+forked processes) are leaves every layer may use::
 
     cli -> matrix -> {experiments, theories}
     theories -> proofs -> constructions -> formal -> tasks
