@@ -16,6 +16,10 @@ smoke  - in-distribution: EVERY registered family (19) at its first train_ns ent
          warm-up 40, eval every 50 steps on 256 fresh instances, target 0.99, final test on
          1024 (512 per length bin), online, seed 0, one torch thread per run (on a shared
          2-core machine two threads per tiny model run 3-4x slower through contention).
+         Since 2026-12-05 the plateau rule (mean training loss over the last 100 steps
+         down by less than 1 % on the 100 before; first checked at step 240) stops the runs
+         that stay at chance (parity, dyck and index length generalization ran all 400
+         steps), recorded as stop reason "plateau", read as not learned within budget.
          Measured 2026-12-02 on the development machine (2 cores shared with other work,
          load average 1-3): `theorybench verify --profile smoke --db /tmp/x.sqlite --out
          /tmp/xr` took 4 min 11 s wall (predictions 22 s, in-distribution 68 s,
@@ -75,7 +79,7 @@ quick  - the profile that can show the study's findings on a laptop (2 CPU cores
 llm    - (``theorybench run llm``) smoke: every embedded model that is installed (SmolLM2,
          Gemma 3 270M; the packaged model file) on majority n = 5, parity n = 4 and index
          n = 8 (one n each since 2026-12-05, when the second model came: the main job stays
-         short); 8-shot, 24 prompts per run, log-likelihood of the allowed answers, seed 0,
+         short); 8-shot, 16 prompts per run (24 before 2026-12-05), log-likelihood of the allowed answers, seed 0,
          every core (the line runs alone, after the trained lines: on 2 cores 2 threads
          took 27 s where 1 took 45 s for Gemma on 48 prompts, measured 2026-12-05). quick: every family with a prompt entry at its first three
          train_ns (accuracy against n per model), 100 prompts. paper: train_ns extended up to n = 64, 200 prompts,
@@ -148,9 +152,11 @@ class Profile:
 
 
 _SMOKE_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval_every=50,
-                              eval_count=256, target=0.99, final_eval_count=1024)
+                              eval_count=256, target=0.99, final_eval_count=1024,
+                              plateau=100, plateau_tol=0.01)
 _SMOKE_LG_TRAIN = TrainingConfig(steps=400, batch_size=64, lr=2e-3, warmup=40, eval_every=50,
-                                 eval_count=256, target=0.99, final_eval_count=512)
+                                 eval_count=256, target=0.99, final_eval_count=512,
+                                 plateau=100, plateau_tol=0.01)
 _QUICK_TRAIN = TrainingConfig(steps=1000, batch_size=64, lr=2e-3, warmup=50, eval_every=100,
                               eval_count=512, target=0.99, final_eval_count=2048,
                               plateau=200, plateau_tol=0.01)
@@ -182,7 +188,7 @@ PROFILES: dict[str, Profile] = {
         lg_training=_SMOKE_LG_TRAIN, threads=1,
         llm_tasks=("majority", "parity", "index"),
         llm_ns={"majority": (5,), "parity": (4,), "index": (8,)}, llm_k=8,
-        llm_count=24, llm_threads=None,
+        llm_count=16, llm_threads=None,
         llm_expected_time="about 1-2 minutes per installed model on 2 CPU cores (measured "
                           "2026-12-05 at load average ~3.5 with n = 5, 9 / 4, 8 / 4, 8: Gemma "
                           "3 270M 6 runs in 151 s, 0.9-1.3 prompts/s, 7 s load from the "
