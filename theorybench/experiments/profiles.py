@@ -79,12 +79,18 @@ quick  - the profile that can show the study's findings on a laptop (2 CPU cores
 llm    - (``theorybench run llm``) smoke: every embedded model that is installed (SmolLM2,
          Gemma 3 270M; the packaged model file) on majority n = 5, parity n = 4 and index
          n = 8 (one n each since 2026-12-05, when the second model came: the main job stays
-         short); 8-shot, 16 prompts per run (24 before 2026-12-05), log-likelihood of the allowed answers, seed 0,
-         every core (the line runs alone, after the trained lines: on 2 cores 2 threads
-         took 27 s where 1 took 45 s for Gemma on 48 prompts, measured 2026-12-05). quick: every family with a prompt entry at its first three
-         train_ns (accuracy against n per model), 100 prompts. paper: train_ns extended up to n = 64, 200 prompts,
-         seeds 0, 1, 2. Families whose answer is a sequence (binary_add) are scored by greedy
-         generation. Times: ``Profile.llm_expected_time``.
+         short); 8-shot, 16 prompts per run (24 before 2026-12-05), log-likelihood of the
+         allowed answers, seed 0, every core (the line runs alone, after the trained lines:
+         on 2 cores 2 threads took 27 s where 1 took 45 s for Gemma on 48 prompts, measured
+         2026-12-05).
+         quick: majority, parity and index - the tasks the study's LLM finding reads
+         (degrading on Majority and Index; few-shot success where trained models fail) - at
+         their first three train_ns (accuracy against n per model), 100 prompts per n.
+         Every family with a prompt entry would be 5,400 prompts per model, hours on 2
+         cores; ``theorybench run llm --profile quick --task ...`` adds families.
+         paper: every family with a prompt entry, train_ns extended up to n = 64, 200
+         prompts, seeds 0, 1, 2. Families whose answer is a sequence (binary_add) are
+         scored by greedy generation. Times: ``Profile.llm_expected_time``.
 paper  - every family at its train_ns extended by doubling up to n = 256; base model;
          10000 steps max, lr 3e-4, eval every 250; fixed training sets 2^7 .. 2^14 besides
          online; the full 27-configuration grid (small/base/large x 9 encodings) for length
@@ -207,10 +213,10 @@ PROFILES: dict[str, Profile] = {
         lg_seeded=(("dyck:k=1", "nope", (0, 1, 2)), ("khop", "rope", (0, 1, 2))),
         lg_encodings=tuple(ENCODINGS), lg_training=_QUICK_LG_TRAIN,
         lg_extra=(("base", "nope"), ("base", "rope")), lg_extra_training=_QUICK_LG_BASE,
-        llm_ns_count=3, llm_count=100,
-        llm_expected_time="about 5,400 prompts per model (10,800 for both embedded "
-                          "models): roughly 1-3 hours per model on 2 CPU cores at 0.5-1.5 "
-                          "prompts/s (estimated)"),
+        llm_tasks=("majority", "parity", "index"), llm_ns_count=3, llm_count=100,
+        llm_expected_time="900 prompts per model (majority, parity, index at 3 n each, 100 "
+                          "prompts per n): about 10-20 minutes per model on 2 CPU cores at "
+                          "1-4 prompts/s (estimated from the smoke line's rates)"),
     "paper": Profile(
         name="paper", description="base model, n up to 256, the full 27-configuration grid",
         expected_time="days on one GPU; use --executor ray on a cluster",

@@ -189,9 +189,14 @@ def test_profiles_expand_the_llm_line():
     assert {(s.task, s.n) for s in smoke} == {("majority", 5), ("parity", 4), ("index", 8)}
     assert len({s.key for s in smoke}) == 3
     quick = profiles.expand_llm("quick", models)
-    assert {s.scoring for s in quick if s.task == "binary_add"} == {"generate"}
-    assert {s.scoring for s in quick if s.task == "parity"} == {"loglik"}
-    _, without = profiles.llm_tasks("quick")
-    assert all(f not in profiles.llm_tasks("quick")[0] for f in without)
+    # the tasks the study's LLM finding reads, at three n each (accuracy against n)
+    assert {(s.task, s.n) for s in quick} == {(t, n) for t, ns in (
+        ("majority", (7, 15, 31)), ("parity", (8, 16, 32)), ("index", (8, 16, 32)))
+        for n in ns}
+    assert {s.scoring for s in quick} == {"loglik"} and {s.count for s in quick} == {100}
+    paper = profiles.expand_llm("paper", models)
+    assert {s.scoring for s in paper if s.task == "binary_add"} == {"generate"}
+    _, without = profiles.llm_tasks("paper")
+    assert all(f not in profiles.llm_tasks("paper")[0] for f in without)
     with pytest.raises(ConfigError, match="at least one model"):
         profiles.expand_llm("smoke", {})
