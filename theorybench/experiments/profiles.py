@@ -75,7 +75,8 @@ quick  - the profile that can show the study's findings on a laptop (2 CPU cores
          at lr 1e-3 (majority: 0.99 at step 150; index 0.67 after 400) and 256 test
          instances per bin. Pilot wall time 535 s on 2 cores.
          Estimated from those step times: about 25 min in distribution and 20 min length
-         generalization on 2 cores; the measured time is in docs/results-quick.md.
+         generalization on 2 cores (2-layer); measured with 4 layers on 2026-12-05: 48 min
+         and 22 min (docs/results-quick.md).
 llm    - (``theorybench run llm``) smoke: every embedded model that is installed (SmolLM2,
          Gemma 3 270M; the packaged model file) on majority n = 5, parity n = 4 and index
          n = 8 (one n each since 2026-12-05, when the second model came: the main job stays
@@ -183,10 +184,11 @@ PROFILES: dict[str, Profile] = {
     "smoke": Profile(
         name="smoke", description="every task at its smallest n, small model; length "
         "generalization on 5 tasks x 3 encodings",
-        expected_time="about 3 minutes for both lines and the report on 2 CPU cores "
-                      "(measured on a clean clone, 2026-12-04: `theorybench verify --profile "
-                      "smoke` 260 s with the llm line; 160-173 s with --no-llm; 297 s with "
-                      "both embedded models on 2026-12-05)",
+        expected_time="about 4-5 minutes for both trained lines, both embedded llms and "
+                      "the report on 2 CPU cores (measured on a fresh clone at 617edb8, "
+                      "2026-12-05: `theorybench verify --profile smoke` 261 s - predictions "
+                      "31 s, trained lines 42 + 59 s, llm line 107 s with both models' first "
+                      "loads, report 19 s)",
         in_tasks=None, lg_tasks=("any", "majority", "parity", "index", "dyck"),
         ns={"any": (8, 16), "all": (8, 16), "majority": (7, 15), "parity": (8, 16),
             "index": (8, 16)},
@@ -203,10 +205,11 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick", description="every task variant at 3 n x 3 seeds; length "
         "generalization on 6 tasks x 9 encodings (and base-size NoPE, RoPE)",
-        expected_time="about an hour for both trained lines on 2 idle CPU cores (estimated: "
-                      "the 2-layer profile took 54 min, docs/results-quick.md; 4-layer steps "
-                      "cost about twice as much and the plateau rule halves the runs that "
-                      "stay at chance; not yet measured)",
+        expected_time="about 80 minutes on 2 CPU cores (measured 2026-12-05 with other "
+                      "work on the machine for its first 25 minutes: verify 4,796 s - "
+                      "predictions 72 s, in distribution 2,908 s, length generalization "
+                      "1,347 s, report 470 s, the report's model-sensitivity step since cut "
+                      "to at most 200,000 tokens per model; docs/results-quick.md)",
         in_tasks=_QUICK_TASKS,
         lg_tasks=("majority", "parity", "index", "khop:k=1", "dyck:k=1", "dyck_bounded"),
         ns_count=3, in_size="deep", in_training=_QUICK_TRAIN, seeds=(0, 1, 2), lg_seeds=(0,),
