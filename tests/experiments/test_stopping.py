@@ -48,3 +48,17 @@ def test_target_stop_is_recorded():
         steps=400, eval_every=25, eval_count=128, final_eval_count=256, lr=2e-3, warmup=20)),
         progress=False)
     assert run["stop_reason"] == "target" and run["steps"] < 400
+
+
+def test_length_generalization_records_why_it_stopped():
+    """The length line records its stop like the in-distribution line: parity trained on
+    lengths <= 8 stays at chance, and the plateau rule stops it before its budget."""
+    from theorybench.experiments import length_generalization
+
+    cfg = TrainingConfig(steps=600, eval_every=25, eval_count=128, final_eval_count=64,
+                         lr=1e-3, warmup=10, plateau=50, plateau_tol=0.02)
+    run = length_generalization.run(RunSpec("length_generalization", "parity",
+                                            train_max_len=8, eval_bins=((1, 8), (9, 12)),
+                                            encoding="nope", training=cfg), progress=False)
+    assert run["stop_reason"] == "plateau" and run["steps"] < 600
+    assert run["loss_drop"] < 0.02 and run["loss_tol"] == 0.02

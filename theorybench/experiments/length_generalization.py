@@ -83,6 +83,9 @@ def run(spec: RunSpec, device: str = "cpu", progress: bool | None = None,
     return {"bins": accs, "bin_chance": chances, "train_accuracy": result.test_accuracy,
             "notes": notes,
             "steps": result.steps, "train_loss": result.train_loss,
+            # why training stopped, as the in-distribution line records it
+            "stop_reason": result.stop_reason, "loss_drop": result.loss_drop,
+            "loss_tol": cfg.plateau_tol,
             "wall_s": round(result.wall_s, 3), "chance_accuracy": chance,
             "curve": result.curve, "parameters": model.num_parameters(),
             "time_split": time_split(phases, time.perf_counter() - began)}
