@@ -102,7 +102,9 @@ def status_problem(p: "Prediction") -> str | None:
         return None if isinstance(n, int) and not isinstance(n, bool) and n > 0 else \
             "verified without an integer evidence['verified_up_to']"
     if st == Status.EXTRAPOLATED:
-        return None if _has_fit(ev) else "extrapolated without a growth fit in its evidence"
+        if find_fit(ev, max_depth=3) is not None:
+            return None
+        return "extrapolated without a growth fit in its evidence"
     if st == Status.CONDITIONAL:
         return None if ev.get("condition") else "conditional without evidence['condition']"
     if st == Status.CITED:
@@ -110,28 +112,19 @@ def status_problem(p: "Prediction") -> str | None:
     return f"unknown status {st}"
 
 
-def find_fit(ev: Any, depth: int = 0) -> dict | None:
+def find_fit(ev: Any, max_depth: int = 4, depth: int = 0) -> dict | None:
     """The first growth fit (a dict with kind/formula and candidates or rel_rmse) in a
-    cell's evidence, searched four levels deep, skipping other rules' evidence."""
+    cell's evidence, searched ``max_depth`` levels deep, skipping other rules' evidence."""
     if isinstance(ev, dict):
         if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
             return ev
-        if depth < 4:
+        if depth < max_depth:
             for k, v in ev.items():
                 if k != "other_rules":
-                    got = find_fit(v, depth + 1)
+                    got = find_fit(v, max_depth, depth + 1)
                     if got is not None:
                         return got
     return None
-
-
-def _has_fit(ev: Any, depth: int = 0) -> bool:
-    if isinstance(ev, dict):
-        if {"kind", "formula"} <= set(ev) and ("candidates" in ev or "rel_rmse" in ev):
-            return True
-        return depth < 3 and any(_has_fit(v, depth + 1) for k, v in ev.items()
-                                 if k != "other_rules")
-    return False
 
 
 #: The basis order; a theory's rules are sorted by it.
