@@ -16,10 +16,16 @@ Rules, in basis order (construction, lower bound, reduction, theorem) (each runs
    separately, :mod:`theorybench.proofs.circuits`); the cell names the n proved. A z3
    counterexample withdraws the cell; a z3 timeout only leaves the n out. Larger n:
    ``theorybench circuit prove FAMILY --n N``.
-2. ``Boppana sensitivity bound`` (lower bound): for a family on {0,1}^m, the exact average
+2. ``exact automaton: quasi-aperiodicity`` (construction), for a task that gives its
+   automaton, and ``searched AC0 circuit family`` (construction): where the library has no
+   builder, a uniform template family (a formula over positions naming one constant-depth,
+   polynomial-size circuit per length) found by :mod:`theorybench.formal.search.circuits`
+   and checked on every input up to N, then built and verified as in rule 1 -> Easy,
+   verified <= N.
+3. ``Boppana sensitivity bound`` (lower bound): for a family on {0,1}^m, the exact average
    sensitivity (uniform distribution) grows like m^c with c >= 0.3 -> Hard, proven by
    Boppana (1997) given the measured growth (the fit is in the evidence).
-3. ``projection from parity or majority`` (reduction): a projection from Parity
+4. ``projection from parity or majority`` (reduction): a projection from Parity
    (Furst-Saxe-Sipser 1984, Ajtai 1983, Hastad 1986) or Majority, verified by
    ``Reduction.check`` -> Hard, proven.
 """
@@ -124,6 +130,13 @@ class AC0Theory(Theory):
         """A task that gives its automaton (REGEX or DFA): quasi-aperiodic syntactic
         morphism -> Easy, else Hard (Barrington, Compton, Straubing & Therien 1992)."""
         return quasi_rule(self, family, ctx, model=_AC0_MODEL)
+
+    @rule("searched AC0 circuit family", Basis.CONSTRUCTION)
+    def searched_circuit(self, family: str, ctx: Context):
+        """No builder in the library: a uniform AND/OR/NOT family found by the circuit
+        template search (formal/search/circuits.py), built and verified like a builder's
+        -> Easy, verified <= N."""
+        return construction_rule(self, family, "ac0", ctx, searched=True)
 
     @rule("Boppana sensitivity bound", Basis.LOWER_BOUND)
     def sensitivity(self, family: str, ctx: Context):

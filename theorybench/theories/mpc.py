@@ -44,6 +44,8 @@ from .. import tasks
 from ..errors import ResourceLimitError
 from ..formal.mpc.algorithms import MPC_ALGORITHMS, algorithm_for, base_name, measure
 from ..formal.mpc.cycles import CYCLE_REDUCTIONS
+from ..formal.mpc.formula import formula_program
+from ..formal.search import circuits as circuit_search
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
 from .regular import mpc_fold_rule
 from ..formal.growth import classify_growth
@@ -138,6 +140,10 @@ class MPCTheory(Theory):
             return RuleSkip(f"the algorithm exceeds the memory bound at delta={delta}: {exc}")
         if not by_n:
             return RuleSkip(f"no MPC algorithm for {family} in the library")
+        return self._judge(family, by_n, delta, _algorithm_name(family), {})
+
+    def _judge(self, family: str, by_n: dict, delta: float, name: str, extra: dict):
+        """Easy when every sampled output is right and the rounds stay flat over n."""
         wrong = {n: {"count": r["wrong_count"], "examples": r["wrong"]}
                  for n, r in by_n.items() if r["wrong_count"]}
         if wrong:
@@ -148,7 +154,7 @@ class MPCTheory(Theory):
         ev = {"delta": delta, "rounds_by_n": dict(zip(ns, rounds)),
               "max_memory_by_n": {n: by_n[n]["max_memory"] for n in ns},
               "s_by_n": {n: by_n[n]["s"] for n in ns}, "fit": fit.to_dict(),
-              "algorithm": _algorithm_name(family), "theorem": SIMULATION}
+              "algorithm": name, "theorem": SIMULATION, **extra}
         if fit.bounded or len(set(rounds[-3:])) == 1:
             # a fixed algorithm run on sampled instances up to the largest n
             ev.update(verified_up_to=int(ns[-1]),
@@ -176,6 +182,33 @@ class MPCTheory(Theory):
         transition functions composed up a tree, run in the simulator and checked against
         the task on samples; O(1/delta) rounds (docs/theories.md, "Regular tasks")."""
         return mpc_fold_rule(self, family, ctx, mpc_ns(family))
+
+    @rule("searched algorithm (template formula)", Basis.CONSTRUCTION)
+    def searched_formula(self, family: str, ctx: Context):
+        """No library algorithm: the formula the circuit template search finds
+        (formal/search/circuits.py) run as an MPC program (formal/mpc/formula.py), judged
+        like a library algorithm -> Easy, verified <= N. After the automaton fold, so that
+        a regular task keeps its automaton's algorithm."""
+        if MPC_ALGORITHMS.for_task(base_name(family)):
+            return RuleSkip(f"the library has an MPC algorithm for {family}; no search")
+        found, _ = circuit_search.builder_for(family, "tc0")
+        if found.formula is None:
+            return RuleSkip(f"the circuit template search found no formula to run: "
+                            f"{found.reason}", {"circuit_search": found.to_dict()})
+        delta = float(ctx.options.get("mpc_delta", 0.5))
+        program = formula_program(found.formula, found.letters)
+        rng = np.random.default_rng(ctx.seed)
+        try:
+            by_n = {n: measure(tasks.get(family, n=n), rng, delta, INSTANCES,
+                               strict=LOCALITY_CHECKED, algorithm=program)
+                    for n in mpc_ns(family)}
+        except ResourceLimitError as exc:
+            return RuleSkip(f"the formula's program exceeds the memory bound at "
+                            f"delta={delta}: {exc}", {"circuit_search": found.to_dict()})
+        return self._judge(family, by_n, delta, f"template formula {found.text} (found by "
+                           f"the circuit template search, every input checked at n = "
+                           f"{list(found.checked_ns)})",
+                           {"circuit_search": found.to_dict()})
 
     @rule("checked reduction from 1-cycle vs 2-cycles", Basis.REDUCTION)
     def cycles(self, family: str, ctx: Context):

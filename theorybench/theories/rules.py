@@ -28,7 +28,9 @@ from ..formal.growth import classify_growth
 from ..formal.circuits.hardness import checked
 from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
 from ..errors import ResourceLimitError
+from ..formal.circuits.builders import builders_for
 from ..formal.circuits.verify import construction_table, default_ns
+from ..formal.search import circuits as circuit_search
 from ..formal.user_models import outside_basis
 
 #: Boppana rule: the fitted exponent c of as(m) ~ m^c must be at least this.
@@ -40,29 +42,53 @@ BINARY_TOKENS = ("uniform on the binary encoding of the tokens (ceil(log2 k) bit
                  "position of k symbols, codes >= k read as the last symbol)")
 
 
-def construction_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
+def construction_rule(theory: Theory, family: str, basis: str, ctx: Context,
+                      searched: bool = False) -> Prediction | RuleSkip:
     """A builder whose circuits are verified for every n tried, with bounded depth and
-    polynomial size -> Easy (proven: the construction is the certificate)."""
+    polynomial size -> Easy (verified <= N: the construction is checked, not proved, for
+    every n). ``searched``: instead of the library's builder, a uniform family found by the
+    circuit template search (:mod:`theorybench.formal.search.circuits`), run the same way
+    (a separate rule, after the exact-automaton rule, so a proof from a given automaton
+    comes first)."""
     ns = list(default_ns(family))
     dropped: list[str] = []
-    while True:
-        # an n whose circuit exceeds the builders' limits is left out (and said so), not
-        # turned into a crashed rule: the smaller n still verify the builder
-        try:
-            res = construction_table(family, basis, ns=ns, seed=ctx.seed)
-            break
-        except ResourceLimitError as exc:
-            if len(ns) <= 1:
-                return RuleSkip(f"no n of {family} fits the circuit builders: {exc}")
-            dropped.append(f"n={ns.pop()}: {exc}")
-    if res is None:
+    found = which = None
+    if searched:
+        if builders_for(family, basis):
+            return RuleSkip(f"the library has a {basis} builder for {family} (used by the "
+                            "construction rule); no search")
+        found, which = circuit_search.builder_for(family, basis)
+        if which is None:
+            outside = outside_basis(family, basis)  # circuits of a task file, in another basis
+            return RuleSkip(f"the circuit template search found no uniform "
+                            f"{'AND/OR/NOT' if basis == 'ac0' else 'threshold'} family: "
+                            f"{found.reason}", {"circuit_search": found.to_dict()})
+    elif not builders_for(family, basis):
         outside = outside_basis(family, basis)  # circuits of a task file, in another basis
         return RuleSkip(f"no {'AND/OR/NOT' if basis == 'ac0' else 'threshold or AND/OR/NOT'} "
                         f"circuit builder for {family}" + "".join(
                             f"; the circuit supplied in {o['origin']} uses {o['gates']}, so it "
                             f"is evidence for {o['basis'].upper()} only" for o in outside),
                         {"supplied_outside_basis": outside} if outside else {})
+    while True:
+        # an n whose circuit exceeds the builders' limits is left out (and said so), not
+        # turned into a crashed rule: the smaller n still verify the builder
+        try:
+            res = construction_table(family, basis, ns=ns, seed=ctx.seed, builder=which)
+            break
+        except ResourceLimitError as exc:
+            if len(ns) <= 1:
+                return RuleSkip(f"no n of {family} fits the circuit builders: {exc}")
+            dropped.append(f"n={ns.pop()}: {exc}")
+    if res is None:  # pragma: no cover - a builder was found above
+        return RuleSkip(f"no circuit builder for {family}")
     ev: dict[str, Any] = {"construction": res.to_dict()}
+    if found is not None:
+        ev["circuit_search"] = {**found.to_dict(), "status_note": (
+            "a template formula found by search names a constant-depth, polynomial-size "
+            "circuit at every length by construction; its agreement with the task is checked "
+            f"on every input up to n = {found.checked_n} and on the construction table's "
+            "lengths below, not proved for all n")}
     if dropped:
         ev["sizes_left_out"] = dropped[-1:]
     if not res.verified:

@@ -11,6 +11,10 @@ Rules, in basis order (construction, lower bound, reduction, theorem):
 1. ``verified TC0 circuit family`` (construction): a threshold (or AND/OR/NOT) builder,
    verified and measured as for AC0 -> Easy, verified; z3 proves the circuit at n = 32 and
    64 as for AC0 (:func:`theorybench.theories.ac0.with_z3_proofs`).
+   Where no builder exists, ``searched TC0 circuit family``: a uniform template family
+   with threshold counts (:mod:`theorybench.formal.search.circuits`), found, checked on
+   every input up to N and verified the same way -> Easy, verified <= N (after the
+   exact-automaton rule).
 2. ``projection from a complete problem`` (reduction): no unconditional TC0 lower bound is
    known for any problem in the suite, so hardness is only conditional: a verified
    projection from directed s-t reachability (NL-complete under first-order reductions;
@@ -63,6 +67,13 @@ class TC0Theory(Theory):
         syntactic monoid -> Easy (ACC0, Barrington & Therien 1988); a non-solvable group ->
         Hard, conditional on TC0 != NC1 (Barrington 1989)."""
         return solvable_rule(self, family, ctx)
+
+    @rule("searched TC0 circuit family", Basis.CONSTRUCTION)
+    def searched_circuit(self, family: str, ctx: Context):
+        """No builder in the library: a uniform threshold (or AND/OR/NOT) family found by
+        the circuit template search, built and verified like a builder's -> Easy,
+        verified <= N."""
+        return construction_rule(self, family, "tc0", ctx, searched=True)
 
     @rule("projection from a complete problem", Basis.REDUCTION)
     def reduction(self, family: str, ctx: Context):

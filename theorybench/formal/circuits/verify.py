@@ -154,17 +154,20 @@ def default_ns(family: str) -> tuple[int, ...]:
 
 
 def construction_table(family: str, basis: str = "tc0", ns: Sequence[int] | None = None,
-                       params: dict | None = None, seed: int = 0) -> ConstructionResult | None:
-    """Build, verify and measure the family's ``basis`` builder over ``ns`` (None: no builder)."""
-    if not builders_for(family, basis):
+                       params: dict | None = None, seed: int = 0,
+                       builder: Builder | None = None) -> ConstructionResult | None:
+    """Build, verify and measure the family's ``basis`` builder (or ``builder``, e.g. one
+    found by :mod:`theorybench.formal.search.circuits`) over ``ns`` (None: no builder)."""
+    if builder is None and not builders_for(family, basis):
         return None
     ns = tuple(ns) if ns is not None else default_ns(family)
     key = tuple(sorted((params or {}).items()))
-    return _construction_table(family, builders_for(family, basis)[0].basis, ns, key, seed)
+    which = builder or builders_for(family, basis)[0]
+    return _construction_table(family, which.basis, ns, key, seed, builder)
 
 
 @functools.lru_cache(maxsize=256)
-def _construction_table(family, basis, ns, params_key, seed) -> ConstructionResult:
+def _construction_table(family, basis, ns, params_key, seed, which=None) -> ConstructionResult:
     t0 = time.perf_counter()
     params = dict(params_key)
     rng = np.random.default_rng(seed)
@@ -187,7 +190,7 @@ def _construction_table(family, basis, ns, params_key, seed) -> ConstructionResu
                 skipped[m] = str(exc)
         if task is None:
             continue
-        b = build(task, basis)
+        b = build(task, basis, which)
         b0 = b0 or b.builder
         checks.append(verify(b, rng))
     fits = [None, None]
@@ -195,6 +198,6 @@ def _construction_table(family, basis, ns, params_key, seed) -> ConstructionResu
         nn = [ch.n for ch in checks]
         fits = [classify_growth(nn, [ch.depth for ch in checks]),
                 classify_growth(nn, [max(ch.size, 1) for ch in checks])]
-    builder_obj = b0 or builders_for(family, basis)[0]
+    builder_obj = b0 or which or builders_for(family, basis)[0]
     return ConstructionResult(family, builder_obj, checks, fits[0], fits[1], skipped,
                               time.perf_counter() - t0)

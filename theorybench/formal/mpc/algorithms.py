@@ -512,18 +512,20 @@ def limit_reason(task, delta: float = 0.5, c: float = C_DEFAULT) -> str | None:
 
 
 def measure(task, rng: np.random.Generator, delta: float = 0.5, instances: int = 1000,
-            c: float = C_DEFAULT, strict: int = 2) -> dict:
+            c: float = C_DEFAULT, strict: int = 2, algorithm: Program | None = None) -> dict:
     """Run on ``instances`` sampled inputs (one batch) and check each against the task's
     reference; the first ``strict`` of them are run again with every machine of every
-    round recomputed alone (:class:`~.simulator.LocalityError` if any result differs)."""
+    round recomputed alone (:class:`~.simulator.LocalityError` if any result differs).
+    ``algorithm``: a program to run instead of the family's (e.g. one built from a
+    searched formula, :mod:`.formula`)."""
     if instances < 1:
         raise TaskParameterError(f"instances={instances}: measure at least 1 instance")
     df = task.decision_view()[0]
     x = np.asarray(df.sample(rng, instances), dtype=np.int64)
     want = np.asarray(df.evaluate(x)).reshape(-1)
-    r = run_algorithm(task, x, delta, c)
+    r = run_algorithm(task, x, delta, c, algorithm)
     if strict:
-        rs = run_algorithm(task, x[:strict], delta, c, strict=True)
+        rs = run_algorithm(task, x[:strict], delta, c, algorithm, strict=True)
         if not (np.array_equal(rs.output, r.output[:strict])
                 and np.array_equal(rs.rounds, r.rounds[:strict])):
             raise ResourceLimitError("the strict (machine by machine) run disagrees with the "
