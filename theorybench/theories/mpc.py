@@ -20,6 +20,9 @@ Rules:
    all-n verdict extrapolates from it). A program that cannot run within memory at this
    delta (dyck with k > 1 needs delta >= 1/2 at the default memory constant) skips with
    the simulator's message.
+   Where the library has no algorithm: the automaton fold of a regular task, then the
+   formula of the circuit template search (formal/search/circuits.py) run as an MPC
+   program (formal/mpc/formula.py) and judged the same way -> Easy, ``verified <= N``.
 2. reduction - a checked reduction from 1-cycle vs 2-cycles (:mod:`.mpc.cycles`) ->
    Hard, CONDITIONAL on the 1-vs-2-cycle conjecture (the standard MPC hardness assumption,
    used for conditional lower bounds by Ghaffari, Kuhn, Uitto, FOCS 2019, and by Sanford,
