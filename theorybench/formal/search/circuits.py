@@ -193,7 +193,10 @@ def _inputs(task) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], tuple[str, 
             continue
         view = inst.decision_view()[0]
         first = tuple(view.choices[0]) if view.choices else ()
-        if len(first) < 2 or any(tuple(c) != first for c in view.choices):
+        if len(first) < 2:
+            return ("a position with a single possible token: the templates read a string "
+                    "over an alphabet of at least two letters")
+        if any(tuple(c) != first for c in view.choices):
             return ("the positions do not share one alphabet (a query, a separator or "
                     "positions with their own tokens); the templates read a string over one "
                     "alphabet")
