@@ -30,7 +30,11 @@ count      #S > #S', #S >= #S', #S = #S', #S != #S'        THR gates (TC0)   <= 
 and a conjunction or disjunction of two of them. Every kind but ``count`` is AND/OR/NOT
 (AC0); ``count`` needs threshold gates (#S > #S' is THR_(L+1) over the indicators of S and
 the negated indicators of S'), so it is offered only to TC0. ``half`` is defined at even L
-only: a task with an odd length among the checked ones gets no ``half`` candidate.
+only: a task with an odd length among the checked ones gets no ``half`` candidate. Letter
+pairs are searched for alphabets of at most 7 letters (every relation for at most 3
+letters; equality, inequality, single pairs and their complements beyond); counts compare
+any two disjoint letter sets for at most 4 letters, single letters and their complements
+beyond.
 
 Search. Each candidate's truth on every checked input is computed at once per kind (a
 relation is a bitmask over the |A|^2 letter pairs; each input's mask of the pairs it
@@ -72,8 +76,12 @@ MIN_NS = 3
 #: Largest alphabet whose letter-pair relations are all enumerated (2^(|A|^2) - 2 of
 #: them); larger alphabets get equality, inequality and single pairs only.
 FULL_PAIRS = 3
-#: Largest alphabet searched at all (letter sets: 2^|A| - 2 of them).
+#: Largest alphabet searched at all (letter sets: 2^|A| - 2 of them), and the largest
+#: whose letter pairs are searched (a relation is a bitmask of |A|^2 bits in one int64).
 MAX_LETTERS = 8
+MAX_PAIR_LETTERS = 7
+#: Largest alphabet whose count atoms compare every two disjoint letter sets.
+FULL_COUNTS = 4
 #: Most formulas paired in a conjunction or a disjunction (the first in enumeration order).
 MAX_POOL = 512
 #: Most inputs over all checked n together.
@@ -324,7 +332,7 @@ class _Pool:
         some = (uniq[None, :] & rels[:, None]) != 0           # (relations, masks)
         every = (uniq[None, :] & (full & ~rels)[:, None]) == 0
         quants = ("",) if kind in ("first", "last", "ends") else ("all", "some")
-        for qi, q in enumerate(quants):
+        for q in quants:
             table = every if q == "all" else some
             for j, r in enumerate(rels.tolist()):
                 self.add(Atom(kind, q, _rel_set(kind, r, k)), table[j][inv])
@@ -333,8 +341,11 @@ class _Pool:
         k = self.k
         counts = np.concatenate([np.stack([(x == a).sum(axis=1) for a in range(k)], axis=1)
                                  for _, x, _ in self.data])
-        subsets = sorted(range(1, (1 << k) - 1 if k > 1 else 2),
-                         key=lambda r: (bin(r).count("1"), r))
+        full = (1 << k) - 1
+        if k <= FULL_COUNTS:
+            subsets = sorted(range(1, full), key=lambda r: (bin(r).count("1"), r))
+        else:   # single letters and their complements (3^|A| pairs of sets grow too fast)
+            subsets = [1 << a for a in range(k)] + [full & ~(1 << a) for a in range(k)]
         for s, t in itertools.product(subsets, repeat=2):
             if s & t:
                 continue
@@ -384,7 +395,9 @@ def search(task, basis: str = "ac0") -> SearchResult:
         return SearchResult(None, letters, ns, 0, "the task is constant on every checked input "
                             "(a constant circuit; no template needed)", basis)
     pool = _Pool(data, k)
-    kinds = ["first", "last", "unary", "ends"] + [p for p in PAIR_KINDS]
+    kinds = ["first", "last", "unary"]
+    if k <= MAX_PAIR_LETTERS:
+        kinds += ["ends", *PAIR_KINDS]
     stages: list[list[str]] = [kinds] + ([["count"]] if basis == "tc0" else [])
     size_seen = 0
     for stage in stages:
