@@ -75,8 +75,8 @@ quick  - the profile that can show the study's findings on a laptop (2 CPU cores
          at lr 1e-3 (majority: 0.99 at step 150; index 0.67 after 400) and 256 test
          instances per bin. Pilot wall time 535 s on 2 cores.
          Estimated from those step times: about 25 min in distribution and 20 min length
-         generalization on 2 cores (2-layer); measured with 4 layers on 2026-12-05: 48 min
-         and 22 min (docs/results-quick.md).
+         generalization on 2 cores (2-layer); measured with 4 layers on 2026-12-05 on a
+         quiet machine: 40 min and 22 min (docs/results-quick.md).
 llm    - (``theorybench run llm``) smoke: every embedded model that is installed (SmolLM2,
          Gemma 3 270M; the packaged model file) on majority n = 5, parity n = 4 and index
          n = 8 (one n each since 2026-12-05, when the second model came: the main job stays
@@ -205,11 +205,10 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick", description="every task variant at 3 n x 3 seeds; length "
         "generalization on 6 tasks x 9 encodings (and base-size NoPE, RoPE)",
-        expected_time="about 80 minutes on 2 CPU cores (measured 2026-12-05 with other "
-                      "work on the machine for its first 25 minutes: verify 4,796 s - "
-                      "predictions 72 s, in distribution 2,908 s, length generalization "
-                      "1,347 s, report 470 s, the report's model-sensitivity step since cut "
-                      "to at most 200,000 tokens per model; docs/results-quick.md)",
+        expected_time="about 67 minutes on 2 CPU cores (measured 2026-12-05 on a quiet "
+                      "machine: verify 4,002 s wall - predictions 28 s, in distribution "
+                      "2,375 s, length generalization 1,346 s, report 250 s; "
+                      "docs/results-quick.md)",
         in_tasks=_QUICK_TASKS,
         lg_tasks=("majority", "parity", "index", "khop:k=1", "dyck:k=1", "dyck_bounded"),
         ns_count=3, in_size="deep", in_training=_QUICK_TRAIN, seeds=(0, 1, 2), lg_seeds=(0,),
