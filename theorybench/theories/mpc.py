@@ -48,6 +48,7 @@ from ..errors import ResourceLimitError
 from ..formal.mpc.algorithms import MPC_ALGORITHMS, algorithm_for, base_name, measure
 from ..formal.mpc.cycles import CYCLE_REDUCTIONS
 from ..formal.mpc.formula import formula_program
+from ..formal.mpc.simulator import LocalityError
 from ..formal.search import circuits as circuit_search
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
 from .regular import mpc_fold_rule
@@ -201,17 +202,25 @@ class MPCTheory(Theory):
         delta = float(ctx.options.get("mpc_delta", 0.5))
         program = formula_program(found.formula, found.letters)
         rng = np.random.default_rng(ctx.seed)
-        try:
-            by_n = {n: measure(tasks.get(family, n=n), rng, delta, INSTANCES,
-                               strict=LOCALITY_CHECKED, algorithm=program)
-                    for n in mpc_ns(family)}
-        except ResourceLimitError as exc:
-            return RuleSkip(f"the formula's program exceeds the memory bound at "
-                            f"delta={delta}: {exc}", {"circuit_search": found.to_dict()})
+        by_n, left_out = {}, {}
+        for n in mpc_ns(family):
+            try:
+                by_n[n] = measure(tasks.get(family, n=n), rng, delta, INSTANCES,
+                                  strict=LOCALITY_CHECKED, algorithm=program)
+            except LocalityError as exc:   # a wrong program, not a small memory
+                return RuleSkip(f"the formula's program failed the locality check at n={n}: "
+                                f"{exc}", {"circuit_search": found.to_dict()})
+            except ResourceLimitError as exc:  # a record wider than a tiny n's memory
+                left_out[n] = str(exc)
+        if len(by_n) < 3:
+            return RuleSkip(f"the formula's program fits the memory bound at delta={delta} "
+                            f"for {len(by_n)} of the measured n (need 3): {left_out}",
+                            {"circuit_search": found.to_dict()})
         return self._judge(family, by_n, delta, f"template formula {found.text} (found by "
                            f"the circuit template search, every input checked at n = "
                            f"{list(found.checked_ns)})",
-                           {"circuit_search": found.to_dict()})
+                           {"circuit_search": found.to_dict(),
+                            **({"sizes_left_out": left_out} if left_out else {})})
 
     @rule("checked reduction from 1-cycle vs 2-cycles", Basis.REDUCTION)
     def cycles(self, family: str, ctx: Context):

@@ -59,7 +59,6 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context,
                             "construction rule); no search")
         found, which = circuit_search.builder_for(family, basis)
         if which is None:
-            outside = outside_basis(family, basis)  # circuits of a task file, in another basis
             return RuleSkip(f"the circuit template search found no uniform "
                             f"{'AND/OR/NOT' if basis == 'ac0' else 'threshold'} family: "
                             f"{found.reason}", {"circuit_search": found.to_dict()})
