@@ -66,6 +66,7 @@ from ... import tasks
 from ...errors import EnumerationTooLarge, TaskParameterError
 from ...tasks.digest import task_identity
 from ..circuits.builders import Builder
+from ..circuits.ir import CircuitError
 from .programs import instance
 
 #: Largest input space of one n checked exhaustively (and so the N of a found formula).
@@ -449,8 +450,11 @@ def _node(c, enc, atom: Atom, ids: tuple[int, ...], L: int) -> int:
     if atom.kind == "unary":
         lits = [in_set(i, atom.rel) for i in range(L)]
     else:
-        a, b = _pairs(atom.kind, L)
-        lits = [pair(int(i), int(j)) for i, j in zip(a, b)]
+        pr = _pairs(atom.kind, L)
+        if pr is None:
+            raise CircuitError(f"the half-shift pairs (x_i, x_(i+L/2)) need an even length; "
+                               f"this task has length {L}")
+        lits = [pair(int(i), int(j)) for i, j in zip(*pr)]
     if atom.kind == "ends":
         return lits[0]
     if not lits:                       # empty range: for all is true, for some false
