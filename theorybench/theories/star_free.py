@@ -31,7 +31,10 @@ Rules (in basis order).  Construction: a library program verified against the ta
 every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
 inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Easy; the
 minimal automaton of the language view (``formal.language``), learned from residuals and
-checked on all words up to the check bound, is aperiodic -> Easy.  Lower bound: that
+checked on all words up to the check bound, is aperiodic -> Easy; for [pos] also, after
+the automaton rules, the AND/OR/NOT formula of the circuit template search written as a
+B-RASP[pos] program (:mod:`..formal.brasp.from_formula`), verified like a library program
+-> Easy.  Lower bound: that
 automaton's transition monoid contains a group (witness word and state cycle; for [pos]: a
 group among the images of words of the stable length) -> Hard; a checked proof of
 non-regularity (a pumping family, :mod:`..formal.automata.nonregular`) -> Hard (plain
@@ -55,7 +58,9 @@ from ..formal.automata import (aperiodicity, find_failing_view, learn_dfa,
 from .base import Basis, Context, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.brasp import ast as A
 from ..formal.brasp.check import check_on_task
+from ..formal.brasp.from_formula import formula_program as brasp_formula_program
 from ..formal.brasp.programs import for_task
+from ..formal.search import circuits as circuit_search
 from ..formal.language import is_language
 from .regular import aperiodic_rule, quasi_rule
 from .rules import group_witness, sensitivity_lower_bound
@@ -67,8 +72,20 @@ BCST = ("Barrington, Compton, Straubing & Therien 1992 (regular languages in AC0
         "quasi-aperiodic syntactic morphism)")
 
 
+def _from_formula(task) -> tuple[str, Any] | str:
+    """(name, B-RASP[pos] program) written from the circuit template search's AND/OR/NOT
+    formula for ``task``, or why there is none."""
+    res, _ = circuit_search.cached_search(task, "ac0")
+    if res.formula is None:
+        return f"the circuit template search found no AND/OR/NOT formula: {res.reason}"
+    return (f"from the template formula {res.text} (found by the circuit template search, "
+            f"every input checked at n = {list(res.checked_ns)})",
+            brasp_formula_program(res.formula, res.letters))
+
+
 @functools.lru_cache(maxsize=256)
-def _verified_program(family: str, positional: bool, max_n: int, seed: int) -> dict[str, Any]:
+def _verified_program(family: str, positional: bool, max_n: int, seed: int,
+                      from_formula: bool = False) -> dict[str, Any]:
     cls = tasks.family(family)
     ns = [n for n in cls.analysis_ns if n <= max_n] or list(cls.analysis_ns[:2])
     rows, texts, name = [], set(), None
@@ -77,7 +94,9 @@ def _verified_program(family: str, positional: bool, max_n: int, seed: int) -> d
             task = tasks.get(family, n=n)
         except TaskParameterError:
             continue
-        got = for_task(task, positional)
+        got = _from_formula(task) if from_formula else for_task(task, positional)
+        if isinstance(got, str):
+            return {"skip": got}
         if got is None:
             kind = "B-RASP[pos]" if positional else "plain B-RASP"
             return {"skip": f"the library has no {kind} program for {family}, and the search "
@@ -151,7 +170,10 @@ class _StarFreeBase(Theory):
         """A library program, verified against the task at every analysis n, with size and
         depth independent of n (Yang et al. 2024: B-RASP programs compile to masked
         hard-attention transformers)."""
-        got = _verified_program(family, self.positional, ctx.max_n, ctx.seed)
+        return self._program_cell(family, ctx, False)
+
+    def _program_cell(self, family: str, ctx: Context, from_formula: bool):
+        got = _verified_program(family, self.positional, ctx.max_n, ctx.seed, from_formula)
         if "skip" in got:
             return RuleSkip(got["skip"], {k: v for k, v in got.items() if k != "skip"})
         if not got["constant"]:
@@ -356,6 +378,14 @@ class StarFreePosTheory(_StarFreeBase):
             f"the minimal automaton ({res.dfa.size} states) has a quasi-aperiodic morphism "
             f"(stability index {info['stability_index']}): FO[<, MOD]-definable, hence "
             f"B-RASP with modular position predicates")
+
+    @rule("B-RASP[pos] program from the template formula", Basis.CONSTRUCTION)
+    def r_formula(self, family: str, ctx: Context):
+        """The AND/OR/NOT formula of the circuit template search (formal/search/circuits.py)
+        written as a B-RASP[pos] program (formal/brasp/from_formula.py: attentions at
+        j == 1, j == n, j == i + 1, j == n + 1 - i, j == i + n / 2), then verified like a
+        library program. After the automaton rules, so that a regular task keeps them."""
+        return self._program_cell(family, ctx, True)
 
     @rule("not quasi-aperiodic", Basis.LOWER_BOUND)
     def r_not_quasi(self, family: str, ctx: Context):
