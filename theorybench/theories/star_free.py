@@ -104,7 +104,8 @@ def _verified_program(family: str, positional: bool, max_n: int, seed: int,
         name, prog = got
         info, bad = check_on_task(prog, task, samples=2000, seed=seed)
         if bad is not None:
-            return {"skip": f"library program {name} fails at n={n}: {bad}", "counterexample": bad}
+            what = "the program written" if from_formula else "library program"
+            return {"skip": f"{what} {name} fails at n={n}: {bad}", "counterexample": bad}
         texts.add(A.to_text(prog))
         rows.append({**info, "depth": A.depth(prog), **A.size(prog)})
     if not rows:
