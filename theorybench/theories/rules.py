@@ -79,8 +79,6 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context,
             if len(ns) <= 1:
                 return RuleSkip(f"no n of {family} fits the circuit builders: {exc}")
             dropped.append(f"n={ns.pop()}: {exc}")
-    if res is None:  # pragma: no cover - a builder was found above
-        return RuleSkip(f"no circuit builder for {family}")
     ev: dict[str, Any] = {"construction": res.to_dict()}
     if found is not None:
         ev["circuit_search"] = {**found.to_dict(), "status_note": (

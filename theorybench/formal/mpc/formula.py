@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...errors import TaskParameterError
+from ..search.circuits import pairs
 from .scan import put, tree_fold
 from .simulator import FILL, Network, Step
 
@@ -49,30 +50,14 @@ def _index(lut: np.ndarray, tok: np.ndarray) -> np.ndarray:
     return np.where(live, lut[np.clip(tok, 0, len(lut) - 1)], -1)
 
 
-def _partner(kind: str, L: int) -> tuple[np.ndarray, np.ndarray]:
-    """For every position j: the position i whose pair (i, p(i)) has p(i) = j, or -1."""
-    j = np.arange(L)
-    if kind == "next":
-        return j, np.where(j >= 1, j - 1, -1)
-    if kind == "mirror":
-        return j, L - 1 - j
-    if kind == "half":
-        if L % 2:
-            raise TaskParameterError(f"the half-shift pairs need an even length, not {L}")
-        return j, np.where(j >= L // 2, j - L // 2, -1)
-    raise ValueError(kind)
-
-
 def _atom(net: Network, atom, lut: np.ndarray, k: int, col: int, scratch: int) -> None:
     """Leave the atom's truth (0/1) at word ``col`` of machine 0."""
     L, b = net.N, net.block
     table = np.zeros((k + 1, k + 1), dtype=bool)   # row / column k: not a letter
     sets = np.zeros(k + 1, dtype=bool)
-    if atom.kind == "count":
-        pass
-    elif atom.kind in ("first", "last", "unary"):
+    if atom.kind in ("first", "last", "unary"):
         sets[sorted(atom.rel)] = True
-    else:
+    elif atom.kind != "count":
         for p, q in atom.rel:
             table[p, q] = True
     every = atom.quant == "all"
@@ -120,12 +105,14 @@ def _atom(net: Network, atom, lut: np.ndarray, k: int, col: int, scratch: int) -
         return
 
     if atom.kind in ("next", "mirror", "half"):
-        j_all, i_of = _partner(atom.kind, L)
+        pr = pairs(atom.kind, L)       # the pairs (i, p(i)) the search checked
+        if pr is None:
+            raise TaskParameterError(f"the half-shift pairs need an even length, not {L}")
+        i_of, j_of = pr                # position p(i) sends its token to i's machine
         dest_of = np.full(net.M * b, -1, dtype=np.int64)
         first_of = np.full(net.M * b, -1, dtype=np.int64)
-        ok = i_of >= 0
-        dest_of[j_all[ok]] = i_of[ok] // b
-        first_of[j_all[ok]] = i_of[ok]
+        dest_of[j_of] = i_of // b
+        first_of[j_of] = i_of
 
         def send(ids, mem, inbox):
             tok, pos, live, idx = held(ids, mem)

@@ -241,7 +241,7 @@ def _inputs(task) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], tuple[str, 
 
 
 # ---- truth of every atom of a kind, on every checked input --------------------------------
-def _pairs(kind: str, L: int) -> tuple[np.ndarray, np.ndarray] | None:
+def pairs(kind: str, L: int) -> tuple[np.ndarray, np.ndarray] | None:
     """Position pairs (i, p(i)) a pair kind quantifies over at length L, or None where the
     kind is undefined (half at odd L)."""
     i = np.arange(L)
@@ -270,7 +270,7 @@ def _masks(x: np.ndarray, k: int, kind: str) -> np.ndarray | None:
         if cols.shape[1] == 0:
             return None
         return np.bitwise_or.reduce(np.left_shift(1, cols), axis=1)
-    pr = _pairs(kind, L)
+    pr = pairs(kind, L)
     if pr is None:
         return None
     a, b = pr
@@ -450,7 +450,7 @@ def _node(c, enc, atom: Atom, ids: tuple[int, ...], L: int) -> int:
     if atom.kind == "unary":
         lits = [in_set(i, atom.rel) for i in range(L)]
     else:
-        pr = _pairs(atom.kind, L)
+        pr = pairs(atom.kind, L)
         if pr is None:
             raise CircuitError(f"the half-shift pairs (x_i, x_(i+L/2)) need an even length; "
                                f"this task has length {L}")
@@ -523,5 +523,5 @@ def builder_for(family: str, basis: str = "ac0") -> tuple[SearchResult, Any]:
 
 
 __all__ = ["Atom", "Formula", "SearchResult", "search", "cached_search", "builder_for",
-           "circuit_fn",
+           "circuit_fn", "pairs",
            "MAX_INPUTS", "MAX_N", "MIN_NS"]
