@@ -134,6 +134,15 @@ def test_superlog_excess_on_closed_forms():
     assert not superlog_excess(ns[:3], [1.0, 2.0, 3.0])["fires"]
 
 
+def test_superlog_excess_needs_bits_that_rise():
+    # (ab)*: one bit at even lengths, none at odd ones; the three-term fit tilts upward on
+    # this zig-zag (c ~ 0.36) although the task has a 2-count program
+    lengths = [4, 6, 8, 9, 11, 14, 16]
+    bits = [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
+    got = superlog_excess(lengths, bits)
+    assert got["coef"]["c"] >= 0.25 and not got["fires"] and got["rise"] == 0.0
+
+
 def test_reduction_rule():
     p = THEORY.from_flip_flop("khop", CTX)
     assert p.verdict == Verdict.HARD and p.basis == Basis.REDUCTION

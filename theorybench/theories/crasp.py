@@ -54,14 +54,19 @@ from typing import Any
 import numpy as np
 
 from .. import tasks
-from ..errors import TaskParameterError, TheorybenchError
+from ..errors import ResourceLimitError, TaskParameterError, TheorybenchError
 from ..formal.crasp import for_task
 from ..formal.crasp.check import check_against_task
 from ..formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
+from ..formal.automata.learning import learn_dfa
+from ..formal.language import is_language, language_view
+from ..formal.search.languages import (FLIP_FLOP, LAST_B, YV41, check_map,
+                                       embed_last_b, flip_flop_to_last_b)
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.communication import communication_profile
 from ..formal.growth import classify_growth
 from .rules import claim_rule, counts_only, group_witness, softmax_construction_rule
+from .regular import exact_check, task_automaton
 
 YC24 = "Yang & Chiang, 'Counting like transformers', COLM 2024 (arXiv 2404.04393)"
 HUANG25 = ("Huang et al., 'A formal framework for understanding length generalization in "
@@ -108,12 +113,20 @@ def superlog_excess(ns, cc) -> dict[str, Any]:
     coef, *_ = np.linalg.lstsq(X, y, rcond=None)
     a, b, c = (float(v) for v in coef)
     resid = y - X @ coef
-    fires = c >= MIN_SLOPE and c * (n[-1] - n[0]) >= MIN_EXCESS_BITS
-    return {"fires": bool(fires), "coef": {"a": a, "b": b, "c": c},
+    # the fit alone can tilt upward on data that never rises (0/1 bits alternating with
+    # the parity of L): the measured bits themselves must climb by MIN_EXCESS_BITS, the
+    # median of the last third of the lengths over the median of the first third
+    third = max(1, len(y) // 3)
+    rise = float(np.median(y[-third:]) - np.median(y[:third]))
+    fires = (c >= MIN_SLOPE and c * (n[-1] - n[0]) >= MIN_EXCESS_BITS
+             and rise >= MIN_EXCESS_BITS)
+    return {"fires": bool(fires), "coef": {"a": a, "b": b, "c": c}, "rise": round(rise, 4),
             "formula": f"cc ~ {a:.3f} + {b:.3f} log2(L+1) + {c:.3f} L",
             "residuals": np.round(resid, 4).tolist(),
-            "criterion": f"c >= {MIN_SLOPE} bits per unit of length and c (L_max - L_min) "
-                         f">= {MIN_EXCESS_BITS} bits"}
+            "criterion": f"c >= {MIN_SLOPE} bits per unit of length, c (L_max - L_min) "
+                         f">= {MIN_EXCESS_BITS} bits, and the measured bits rise by >= "
+                         f"{MIN_EXCESS_BITS} (median of the last third of the lengths minus "
+                         f"that of the first third)"}
 
 
 def _closed_form_rows(family: str, ns, rows, prof) -> str | None:
@@ -398,10 +411,89 @@ class CRASPTheory(Theory):
             f"would put flip-flop in C-RASP")
 
 
+    @rule("reduction from the language catalogue", Basis.REDUCTION)
+    def from_catalogue_language(self, family: str, ctx: Context):
+        """Sigma* b (hence flip-flop) maps into the task: a right-zero pair of idempotents in
+        the syntactic monoid of the task's automaton (exact, or learned and checked), the
+        map proved on the product automaton and checked on the task's own labels
+        (:mod:`..formal.search.languages`)."""
+        auto = _catalogue_automaton(family, ctx)
+        if isinstance(auto, RuleSkip):
+            return auto
+        dfa, how, exact, check_len = auto
+        try:
+            emb = embed_last_b(dfa, int(ctx.options.get("monoid_limit", 20000)))
+        except ResourceLimitError as exc:
+            return RuleSkip(f"the syntactic monoid is too large to search: {exc}")
+        if isinstance(emb, str):
+            return RuleSkip(f"no catalogue language maps into {family}: {emb}",
+                            {"automaton": how})
+        view = language_view(family, undefined="invalid")
+        letters = np.array([view.alphabet.index(a) for a in dfa.alphabet], dtype=np.int64)
+        top = max((L for L in range(1, CATALOGUE_MAX_IMAGE + 1)
+                   if view.instance(L) is not None), default=0)
+        emb.check = check_map(LAST_B, emb.morphism, lambda w: view.membership(letters[w]),
+                              CATALOGUE_CHECK_LEN, top)
+        ff_map, ff_proof = flip_flop_to_last_b()
+        ev = {"embedding": emb.to_dict(), "automaton": how, "exact_automaton": exact,
+              "flip_flop_to_last_b": {"map": ff_map.spell(FLIP_FLOP.alphabet, LAST_B.alphabet),
+                                      "product_check": ff_proof},
+              "theorem": f"flip-flop is not in C-RASP ({HUANG25}); {YV41}"}
+        if not emb.check["ok"] or not ff_proof["ok"]:
+            return RuleSkip(f"the map from Sigma* b into {family} fails the check on the "
+                            f"task's own labels: {emb.check.get('counterexample')}", ev)
+        m = emb.morphism.spell(LAST_B.alphabet, dfa.alphabet)
+        scope = ("for every length (product with the task's exact automaton)" if exact else
+                 f"as far as the learned automaton was checked (all words up to length "
+                 f"{check_len})")
+        ev["map_status"] = (f"proved {scope}; the task's own labels agree on the images of "
+                            f"every word of length 1..{emb.check['checked_up_to']}")
+        if not exact:
+            ev["verified_up_to"] = int(check_len)
+        ev["why_cited"] = (f"flip-flop is not in C-RASP is cited from {HUANG25} without a "
+                           f"lemma number; the map into {family} is {ev['map_status']}")
+        return self.prediction(
+            family, Verdict.HARD, Basis.REDUCTION, Status.CITED, ev,
+            f"Sigma* b (the last letter is b) maps into {family} by a -> {m['images']['a']}, "
+            f"b -> {m['images']['b']} between the prefix {m['prefix']} and the suffix "
+            f"{m['suffix']} (output {m['value']} read as acceptance): the two words form a "
+            f"right-zero pair of idempotents in the task's syntactic monoid ({emb.pair['e']} / "
+            f"{emb.pair['f']}), so every image has the output of its last factor; the map is "
+            f"{ev['map_status']}. Flip-flop is the inverse image of Sigma* b under s0 -> a, "
+            f"s1 -> b, r -> (empty) (proved), and is not in C-RASP; C-RASP's closure under "
+            f"inverse homomorphisms and quotients (acceptance at an end marker) would put "
+            f"it there")
+
     @rule("checked claim of proofs/", Basis.THEOREM)
     def from_claim(self, family: str, ctx: Context):
         """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
         return claim_rule(self, family, ctx)
+
+#: Source lengths and image lengths of the catalogue map's check on the task's labels.
+CATALOGUE_CHECK_LEN = 12
+CATALOGUE_MAX_IMAGE = 64
+
+
+def _catalogue_automaton(family: str, ctx: Context):
+    """(dfa, how, exact, check_len): the task's own minimal automaton, checked against its
+    oracle, else the one learned from its language view with undefined lengths and words
+    outside the domain marked INVALID (so a map landing there fails), or a RuleSkip."""
+    given = task_automaton(family, ctx, learned=False)
+    if not isinstance(given, RuleSkip):
+        chk = exact_check(str(family))
+        if isinstance(chk, str):
+            return RuleSkip(chk)
+        return given.dfa, given.evidence(), True, None
+    ok, why = is_language(family)
+    if not ok:
+        return RuleSkip(f"not a language ({why}); the catalogue maps are maps of words")
+    check = ctx.options.get("check_len")
+    res = learn_dfa(family, check_len=int(check) if check else None, undefined="invalid")
+    if res.status != "regular" or res.dfa is None:
+        return RuleSkip(f"no automaton of the task to search ({res.status}: "
+                        f"{res.reason[:200]})")
+    return res.dfa, {"learned": res.to_dict()}, False, int(res.check_len)
+
 
 #: The matrix columns this module defines (see registry.THEORY_MODULES).
 THEORIES = (CRASPTheory,)
