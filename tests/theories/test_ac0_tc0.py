@@ -66,6 +66,22 @@ def test_boppana_rule_skips_low_sensitivity_and_non_binary(ac0):
     assert isinstance(skip, RuleSkip) and "domain restriction" in skip.reason
 
 
+def test_boppana_rule_judges_the_lengths_where_the_function_is_not_constant(ac0, tmp_path):
+    # #a = #b is false at every odd n (sensitivity 0 there) and has sensitivity
+    # 2m C(m, m/2) / 2^m at even m (m at the balanced inputs, m/2 + 1 at the inputs one
+    # flip from balance), ~ sqrt(8m/pi): the zig-zag once read as bounded
+    path = tmp_path / "eq_ab_file.py"
+    path.write_text('NAME = "eq_ab_file"\nALPHABET = ("a", "b")\nLENGTHS = (2, 64)\n'
+                    'def label(x):\n    return (x == 0).sum(1) == (x == 1).sum(1)\n')
+    p = boppana_rule(ac0, str(path), Context())
+    assert p.verdict == Verdict.HARD and p.status == Status.EXTRAPOLATED
+    ev = p.evidence
+    assert ev["constant_at_bits"] and all(m % 2 == 1 for m in ev["constant_at_bits"])
+    from math import comb
+    assert np.allclose(ev["average_sensitivity"],
+                       [2 * m * comb(m, m // 2) / 2 ** m for m in ev["input_bits"]])
+
+
 @pytest.mark.parametrize("family,source", [("reach_directed", "parity"),
                                            ("reach_undirected", "parity"), ("dyck", "majority")])
 def test_ac0_reduction_rule(ac0, family, source):

@@ -31,6 +31,13 @@ TASK_FILES = {
                lambda w: w.count("a") > w.count("b")),
     "contains_ab": ('("a", "b", "c")', "((x[:, :-1] == 0) & (x[:, 1:] == 1)).any(axis=1)",
                     lambda w: "ab" in w),
+    "plurality": ('("a", "b", "c")',
+                  "((x == 0).sum(axis=1) > (x == 1).sum(axis=1)) & "
+                  "((x == 0).sum(axis=1) > (x == 2).sum(axis=1))",
+                  lambda w: w.count("a") > max(w.count("b"), w.count("c"))),
+    "anbn": ('("a", "b")', "(np.sort(x, axis=1) == x).all(axis=1) & "
+             "((x == 0).sum(axis=1) == (x == 1).sum(axis=1))",
+             lambda w: len(w) % 2 == 0 and w == "a" * (len(w) // 2) + "b" * (len(w) // 2)),
     "a_before_b": ('("a", "b", "c")',
                    "((x == 1) & (np.cumsum(x == 0, axis=1) - (x == 0) > 0)).any(axis=1)",
                    lambda w: "a" in w and "b" in w[w.index("a"):]),
@@ -108,6 +115,17 @@ def test_new_tasks_get_programs_right_beyond_the_examples(tmp_path, name, langua
     assert got.checked_n >= 7
     if language == "C-RASP":
         assert crasp.size(got.program)["nodes"] == size
+
+
+@pytest.mark.parametrize("name,n", [("plurality", 7), ("anbn", 12)])
+def test_the_greedy_cover_finds_conjunctions_beyond_the_enumeration(tmp_path, name, n):
+    # both need an AND of two tests of about 8 nodes each (18 and 19 nodes in all), past
+    # the sizes the budget enumerates exhaustively
+    cls = family(tmp_path, name)
+    got = P.search(cls(n=3), "C-RASP")
+    assert got.program is not None, got.reason
+    assert got.size > 12 and isinstance(got.program.statements[-1].expr, crasp.ast.And)
+    assert agrees_up_to(got.program, tuple(cls(n=3).vocab), TASK_FILES[name][2], n)
 
 
 def test_more_a_has_no_small_brasp_program(tmp_path):

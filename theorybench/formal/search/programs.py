@@ -59,6 +59,8 @@ ROUNDS = 4
 ADDED = 4
 CONSTANTS = (0, 1, 2)  #: the constants compared with count terms
 FACTORS = (2, 3)
+#: Most conjuncts (or disjuncts) of the greedy cover tried when the enumeration runs out.
+COVER_TERMS = 6
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,43 @@ class Enumerator:
                     return None, 0, used, size - 1
         return None, 0, used, size
 
+    def cover(self, max_terms: int = COVER_TERMS) -> tuple[Any, int]:
+        """(expression, size) or (None, 0): the AND (or the OR) of banked Boolean
+        expressions that equals the labels, chosen greedily. For AND, only expressions true
+        at every accepted example qualify; each step takes the one false on the most
+        rejected examples not yet excluded (the smallest on ties, banks in size order), and
+        the cover is done when none is left (OR: the mirror image). A set-cover heuristic:
+        it finds conjunctions of small tests - (#a > #b) && (#a > #c) - that lie beyond the
+        exhaustive enumeration's size, without the guarantee of being the smallest."""
+        out, pos = self.flat.out, self.labels.astype(bool)
+        exprs, sizes, vals = [], [], []
+        for size in sorted(self.banks["bool"]):
+            for e, v in self.banks["bool"][size]:
+                exprs.append(e)
+                sizes.append(size)
+                vals.append(v[out])
+        if not vals:
+            return None, 0
+        V = np.stack(vals)
+        and_, or_ = self.and_or
+        for make, M, want in ((and_, V, pos), (or_, ~V, ~pos)):
+            ok = np.flatnonzero(M[:, want].all(axis=1))   # never wrong on the kept side
+            left = ~want
+            chosen: list[int] = []
+            while left.any() and len(chosen) < max_terms and len(ok):
+                gain = (~M[ok][:, left]).sum(axis=1)
+                best = int(np.argmax(gain))
+                if gain[best] == 0:
+                    break
+                chosen.append(int(ok[best]))
+                left &= M[ok[best]]
+            if chosen and not left.any():
+                expr = exprs[chosen[0]]
+                for i in chosen[1:]:
+                    expr = make(expr, exprs[i])
+                return expr, sum(sizes[i] for i in chosen) + len(chosen) - 1
+        return None, 0
+
     def pairs(self, kind: str, total: int, ordered: bool):
         """Pairs of bank entries whose sizes add up to ``total`` (unordered: each once)."""
         bank = self.banks[kind]
@@ -262,6 +301,7 @@ class CRASPEnumerator(Enumerator):
     of the same size, so no smaller program is lost by that)."""
 
     language, eos = "C-RASP", True
+    and_or = (C.And, C.Or)
 
     def level(self, size: int) -> Iterator:
         flat, ints = self.flat, self.banks["int"]
@@ -324,6 +364,7 @@ class BRASPEnumerator(Enumerator):
     turned into a program by :meth:`program`: one statement per distinct attention."""
 
     language, eos = "B-RASP", False
+    and_or = (_b_and, _b_or)
 
     def level(self, size: int) -> Iterator:
         flat = self.flat
@@ -426,23 +467,31 @@ def search(task, language: str, budget: int = DEFAULT_BUDGET) -> SearchResult:
     if not kind.eos and any(len(r) == 0 for r in rows):
         keep = [i for i, r in enumerate(rows) if len(r)]
         rows, labels = [rows[i] for i in keep], labels[keep]
-    used, alpha = 0, _alphabet(task)
+    used, alpha, covered = 0, _alphabet(task), False
     for rounds in range(1, ROUNDS + 1):
         enum = kind(Flat(rows, kind.eos), labels, alpha, tuple(task.vocab))
-        expr, size, spent, full = enum.run(budget - used)
+        # a cover's counterexample round gets a fresh budget of its own (each round
+        # enumerates again on the grown examples), once
+        expr, size, spent, full = enum.run(budget - used if not covered else budget)
         used += spent
         if expr is None:
-            return SearchResult(
-                language, None, 0, 0, used,
-                f"no {language} program of size <= {full} in the searched grammar agrees "
-                f"with the task on every input up to n = {top} (searched {used:,} "
-                f"candidates, the budget {budget:,})", rounds=rounds)
+            expr, size = enum.cover()
+            if expr is None:
+                return SearchResult(
+                    language, None, 0, 0, used,
+                    f"no {language} program of size <= {full} in the searched grammar "
+                    f"agrees with the task on every input up to n = {top}, nor an AND or OR "
+                    f"of at most {COVER_TERMS} of its expressions (searched {used:,} "
+                    f"candidates, the budget {budget:,})", rounds=rounds)
+            if covered and rounds > 2:
+                break
+            covered = True
         program = enum.program(expr)
         checked, sampled, bad = verify(language, program, task)
         if bad is None:
             return SearchResult(language, program, size, checked, used, "", sampled, rounds)
         rows, labels = rows + bad[0], np.concatenate([labels, bad[1]])
-        if used >= budget:
+        if used >= budget and not (covered and rounds < 2):
             break
     return SearchResult(
         language, None, 0, 0, used,
