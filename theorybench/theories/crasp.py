@@ -43,6 +43,12 @@ Rules, in order:
    C-RASP (docs/theories.md §4); a projection from it to the family, checked on every
    flip-flop word up to a length (:mod:`.crasp.flipflop`), and C-RASP's closure under
    inverse homomorphisms and quotients (Yang, Veseli et al., Prop. 41) -> Hard.
+5. ``reduction from the language catalogue`` (reduction): Sigma* b (flip-flop's inverse image
+   under the erasing map r -> empty, proved) maps into the task by a -> e, b -> f between a
+   prefix and a suffix, e and f a right-zero pair of idempotents of the task's syntactic
+   monoid (:mod:`..formal.search.languages`); the map is proved on the product automaton
+   (every length for a given automaton, up to the check length for a learned one) and
+   checked on the task's own labels -> Hard, cited (the flip-flop fact has no lemma number).
 """
 
 from __future__ import annotations
@@ -206,7 +212,7 @@ class CRASPTheory(Theory):
                "(Yang & Chiang 2024; Huang et al. 2025). Easy = a verified program of fixed "
                "size; Hard = a non-aperiodic or periodic regular language, one-way "
                "communication growing faster than log n, or a checked reduction from "
-               "flip-flop.")
+               "flip-flop or Sigma* b.")
     assumptions = (
         "softmax transformers modelled by C-RASP programs: token tests, prefix counts, "
         "linear arithmetic and comparisons of counts (Yang & Chiang 2024)",
