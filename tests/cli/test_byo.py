@@ -82,7 +82,9 @@ def test_byo_reports_a_supplied_program_outside_plain_crasp(cli, tmp_path, tiny)
             + ", supplied with the task; evidence for: no column") in text
     md = (tmp_path / "p" / "cab.md").read_text()
     assert "not attempted: `crasp prove` handles plain C-RASP" in md
-    assert "| crasp | Unknown |" in md
+    # the supplied program decides nothing; the cell comes from the catalogue rule
+    # ("contains ab" embeds Sigma* b: a -> a, b -> c, suffix b)
+    assert "| crasp | Hard (red, cited) | reduction from the language catalogue |" in md
 
 
 def test_byo_refuses_before_any_work(cli, tmp_path, tiny):
@@ -143,6 +145,7 @@ def test_the_crasp_cell_names_a_supplied_program_outside_its_fragment(cli, tmp_p
     write_cab(tmp_path)
     code, text, err = cli("explain", "crasp", tmp_path / "cab.py", "--max-n", "6")
     assert code == 0, err
-    assert text.startswith("crasp on cab: Unknown")
+    assert text.startswith("crasp on cab: Hard (red, cited)")
+    assert "rule: reduction from the language catalogue" in text
     assert (f"the program supplied in {tmp_path / 'cab.cr'} is in C-RASP[periodic, local], "
             "not plain C-RASP, so it is no evidence for this column") in text

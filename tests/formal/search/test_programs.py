@@ -38,6 +38,9 @@ TASK_FILES = {
     "anbn": ('("a", "b")', "(np.sort(x, axis=1) == x).all(axis=1) & "
              "((x == 0).sum(axis=1) == (x == 1).sum(axis=1))",
              lambda w: len(w) % 2 == 0 and w == "a" * (len(w) // 2) + "b" * (len(w) // 2)),
+    "ten_star": ('("0", "1")', "(x.shape[1] % 2 == 0) & (x[:, 0::2] == 1).all(axis=1) & "
+                 "(x[:, 1::2] == 0).all(axis=1)",
+                 lambda w: len(w) % 2 == 0 and w == "10" * (len(w) // 2)),
     "a_before_b": ('("a", "b", "c")',
                    "((x == 1) & (np.cumsum(x == 0, axis=1) - (x == 0) > 0)).any(axis=1)",
                    lambda w: "a" in w and "b" in w[w.index("a"):]),
@@ -126,6 +129,16 @@ def test_the_greedy_cover_finds_conjunctions_beyond_the_enumeration(tmp_path, na
     assert got.program is not None, got.reason
     assert got.size > 12 and isinstance(got.program.statements[-1].expr, crasp.ast.And)
     assert agrees_up_to(got.program, tuple(cls(n=3).vocab), TASK_FILES[name][2], n)
+
+
+def test_a_failed_cover_earns_one_deeper_round(tmp_path):
+    # (10)*: the first round's cover over-generalizes and fails a longer input; the second
+    # round, with the counterexamples and a larger budget, reaches the 11-node program
+    cls = family(tmp_path, "ten_star")
+    got = P.search(cls(n=4), "C-RASP")
+    assert got.program is not None, got.reason
+    assert got.rounds == 2 and got.candidates > P.DEFAULT_BUDGET
+    assert agrees_up_to(got.program, ("0", "1"), TASK_FILES["ten_star"][2], 12)
 
 
 def test_more_a_has_no_small_brasp_program(tmp_path):

@@ -61,6 +61,8 @@ CONSTANTS = (0, 1, 2)  #: the constants compared with count terms
 FACTORS = (2, 3)
 #: Most conjuncts (or disjuncts) of the greedy cover tried when the enumeration runs out.
 COVER_TERMS = 6
+#: Extra budgets (multiples of the budget) one round gets after a cover failed its check.
+COVER_EXTRA = 2
 
 
 @dataclass(frozen=True)
@@ -467,14 +469,13 @@ def search(task, language: str, budget: int = DEFAULT_BUDGET) -> SearchResult:
     if not kind.eos and any(len(r) == 0 for r in rows):
         keep = [i for i, r in enumerate(rows) if len(r)]
         rows, labels = [rows[i] for i in keep], labels[keep]
-    used, alpha, covered = 0, _alphabet(task), False
+    used, alpha, limit = 0, _alphabet(task), budget
     for rounds in range(1, ROUNDS + 1):
         enum = kind(Flat(rows, kind.eos), labels, alpha, tuple(task.vocab))
-        # a cover's counterexample round gets a fresh budget of its own (each round
-        # enumerates again on the grown examples), once
-        expr, size, spent, full = enum.run(budget - used if not covered else budget)
+        expr, size, spent, full = enum.run(limit - used)
         used += spent
-        if expr is None:
+        covered = expr is None
+        if covered:
             expr, size = enum.cover()
             if expr is None:
                 return SearchResult(
@@ -482,22 +483,23 @@ def search(task, language: str, budget: int = DEFAULT_BUDGET) -> SearchResult:
                     f"no {language} program of size <= {full} in the searched grammar "
                     f"agrees with the task on every input up to n = {top}, nor an AND or OR "
                     f"of at most {COVER_TERMS} of its expressions (searched {used:,} "
-                    f"candidates, the budget {budget:,})", rounds=rounds)
-            if covered and rounds > 2:
-                break
-            covered = True
+                    f"candidates, the budget {limit:,})", rounds=rounds)
         program = enum.program(expr)
         checked, sampled, bad = verify(language, program, task)
         if bad is None:
             return SearchResult(language, program, size, checked, used, "", sampled, rounds)
         rows, labels = rows + bad[0], np.concatenate([labels, bad[1]])
-        if used >= budget and not (covered and rounds < 2):
+        if covered and limit == budget:
+            # a cover that over-generalized: once, the enumeration goes on with its
+            # counterexamples and COVER_EXTRA budgets more, deeper than the first round
+            limit = budget * (1 + COVER_EXTRA)
+        elif used >= limit:
             break
     return SearchResult(
         language, None, 0, 0, used,
         f"{rounds} program(s) agreed with the examples and failed a longer input (the "
         f"last: {' | '.join(text(program).strip().splitlines())}); the search stopped there "
-        f"({used:,} candidates of {budget:,}, at most {ROUNDS} rounds)", rounds=rounds)
+        f"({used:,} candidates of {limit:,}, at most {ROUNDS} rounds)", rounds=rounds)
 
 
 _CACHE: dict[tuple, SearchResult] = {}
