@@ -49,6 +49,11 @@ Rules, in order:
    monoid (:mod:`..formal.search.languages`); the map is proved on the product automaton
    (every length for a given automaton, up to the check length for a learned one) and
    checked on the task's own labels -> Hard, cited (the flip-flop fact has no lemma number).
+6. ``program from a partially ordered automaton`` (construction, tried right after the
+   softmax construction): the task's automaton (its own, or learned and checked) has no
+   cycle but self-loops - its monoid is R-trivial (Brzozowski & Fich, JCSS 20, 1980) - and
+   the program of :mod:`..formal.crasp.from_automaton` follows its run state by state;
+   checked against the task like a library program -> Easy, verified <= N.
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ from ..errors import ResourceLimitError, TaskParameterError, TheorybenchError
 from ..formal.crasp import for_task
 from ..formal.crasp.check import check_against_task
 from ..formal.crasp.flipflop import FLIP_FLOP_TO_KHOP
+from ..formal.crasp.from_automaton import program_for
+from ..formal.crasp.ast import size as crasp_size
 from ..formal.automata.learning import learn_dfa
 from ..formal.language import is_language, language_view
 from ..formal.search.languages import (FLIP_FLOP, LAST_B, YV41, check_map,
@@ -288,6 +295,46 @@ class CRASPTheory(Theory):
         comparison (same weights at every n, no positions, one uniform layer, proved for
         all n); other constructions are recorded as consistent with the verdict."""
         return softmax_construction_rule(self, family, ctx, counts_only, "C-RASP")
+
+    @rule("program from a partially ordered automaton", Basis.CONSTRUCTION)
+    def from_automaton(self, family: str, ctx: Context):
+        """The task's automaton (its own, or learned and checked) has no cycle but
+        self-loops (R-trivial monoid, Brzozowski & Fich 1980): the C-RASP program that
+        follows its run state by state (:mod:`..formal.crasp.from_automaton`), checked
+        against the task like a library program -> Easy, verified <= N."""
+        auto = _catalogue_automaton(family, ctx)
+        if isinstance(auto, RuleSkip):
+            return auto
+        dfa, how, exact, check_len = auto
+        program = program_for(dfa)
+        if isinstance(program, str):
+            return RuleSkip(f"no program from the automaton: {program}", {"automaton": how})
+        rng = np.random.default_rng(ctx.seed)
+        report = check_against_task(lambda t: program, family, ctx.max_n, samples=500,
+                                    exhaustive_limit=CHECK_LIMIT, rng=rng)
+        ev = {"program": str(program), "automaton": how, "exact_automaton": exact,
+              "check": report.to_dict(), "size": crasp_size(program),
+              "construction": ("one definition group per state in topological order: "
+                               "entered (#[in] == 1), left (an exit letter after entering), "
+                               "at (entered and not left); the output is the OR of the "
+                               "accepting states' at-predicates at the end marker")}
+        if not report.ok:
+            return RuleSkip(f"the program from the automaton fails its check: "
+                            f"{report.counterexample}", ev)
+        ns = sorted(report.sizes)
+        ev.update(verified_ns=ns, exhaustive_up_to=report.exhaustive_up_to,
+                  verified_up_to=int(ns[-1]))
+        scope = ("the task's own automaton, so the program is right at every length by "
+                 "construction" if exact else
+                 f"the automaton learned from the task and checked on all words up to length "
+                 f"{check_len}")
+        return self.prediction(
+            family, Verdict.EASY, Basis.CONSTRUCTION, Status.VERIFIED, ev,
+            f"the minimal automaton of {family} ({dfa.size} states; {scope}) is partially "
+            f"ordered (R-trivial monoid), so a C-RASP program with "
+            f"{ev['size']['counts']} counts follows its run; checked on all inputs up to "
+            f"n={report.exhaustive_up_to} and on samples up to n={ns[-1]}, the same program "
+            f"at every n")
 
     def predict(self, family: str, context: Context | None = None) -> Prediction:
         """The rules' prediction; a construction outside C-RASP's model is named in it."""
