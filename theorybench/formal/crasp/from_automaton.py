@@ -36,35 +36,34 @@ from . import ast as A
 
 def partially_ordered(dfa: DFA) -> tuple[bool, list[int] | tuple[int, ...]]:
     """(True, states in topological order) when every cycle of the reachable part is a
-    self-loop, else (False, a cycle through distinct states)."""
+    self-loop, else (False, a cycle through distinct states). Kahn's algorithm (no
+    recursion, whatever the number of states)."""
     reach = _reachable(dfa)
-    succ = {q: sorted({int(t) for t in dfa.delta[q] if int(t) != q and int(t) in reach})
-            for q in reach}
-    order: list[int] = []
-    mark: dict[int, int] = {}            # 1: on the stack, 2: done
-    stack_path: list[int] = []
-
-    def visit(q: int):
-        mark[q] = 1
-        stack_path.append(q)
+    succ = {q: sorted({int(t) for t in dfa.delta[q] if int(t) != q}) for q in reach}
+    indeg = {q: 0 for q in reach}
+    for q in reach:
         for t in succ[q]:
-            if mark.get(t) == 1:
-                return stack_path[stack_path.index(t):] + [t]
-            if t not in mark:
-                got = visit(t)
-                if got:
-                    return got
-        mark[q] = 2
-        stack_path.pop()
+            indeg[t] += 1
+    ready = sorted((q for q in reach if indeg[q] == 0), key=lambda s: s != dfa.start)
+    order: list[int] = []
+    while ready:
+        q = ready.pop(0)
         order.append(q)
-        return None
-
-    for q in sorted(reach, key=lambda s: s != dfa.start):
-        if q not in mark:
-            cycle = visit(q)
-            if cycle:
-                return False, tuple(cycle)
-    return True, order[::-1]
+        for t in succ[q]:
+            indeg[t] -= 1
+            if indeg[t] == 0:
+                ready.append(t)
+    if len(order) == len(reach):
+        return True, order
+    # every state left over has a predecessor left over: walk back to a repeat
+    left = {q for q in reach if indeg[q] > 0}
+    pred = {t: q for q in sorted(left) for t in succ[q] if t in left}
+    q, seen = min(left), []
+    while q not in seen:
+        seen.append(q)
+        q = pred[q]
+    cycle = seen[seen.index(q):][::-1]
+    return False, tuple(cycle + [cycle[0]])
 
 
 def _reachable(dfa: DFA) -> set[int]:
