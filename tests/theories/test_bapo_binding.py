@@ -165,3 +165,19 @@ def test_reversed_majority_is_no_split_preserving_reduction(monkeypatch):
     monkeypatch.setattr(bapo_theory, "reductions_into", lambda fam: [(red, note, ns)])
     out = theory("bapo").hard_reduction("majority", Context(options={"bapo_no_sat": True}))
     assert isinstance(out, RuleSkip) and "failed their check" in out.reason
+
+
+def test_sat_frontier_ignores_lengths_where_the_task_is_constant(tmp_path):
+    # copies ww defined at every n: constant 0 at odd n (a = 0 there), a = 1 with b = 1 at
+    # even n (the attention finds a mismatching position); the zig-zag 1, 0, 1, 0 once
+    # read as growth
+    path = tmp_path / "ww_all.py"
+    path.write_text('NAME = "ww_all_bapo"\nALPHABET = ("a", "b")\nLENGTHS = (2, 64)\n'
+                    "def label(x):\n    h = x.shape[1] // 2\n"
+                    "    return (x.shape[1] % 2 == 0) & (x[:, :h] == x[:, h:2 * h]).all(axis=1)\n")
+    p = theory("bapo").sat_frontier_rule(str(path), Context())
+    assert p.verdict == Verdict.EASY and status_problem(p) is None
+    ev = p.evidence
+    assert ev["constant_at_n"] and all(n % 2 for n in ev["constant_at_n"])
+    assert (ev["a"], ev["b"]) == (1, 1)
+    assert all(v == "verified" for v in ev["protocol_checks"].values())

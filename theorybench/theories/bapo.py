@@ -109,6 +109,18 @@ def sat_frontier(family: str, n: int, max_a: int = 3, max_b: int = 2,
     return {"n": n, "min_a_by_b": fr.min_a, "status": fr.status, "pareto": fr.pareto()}
 
 
+@functools.lru_cache(maxsize=256)
+def _constant_at(family: str, n: int) -> bool:
+    """The task's decision function takes one value on every input at n (enumerated: the
+    frontier n have at most FRONTIER_INPUTS inputs)."""
+    df = _df(family, n)
+    x = df.enumerate()
+    if df.valid is not None:
+        x = x[np.asarray(df.valid(x), dtype=bool)]
+    y = np.asarray(df.evaluate(x)).reshape(len(x), -1)
+    return len(x) > 0 and bool((y == y[0]).all())
+
+
 def _frontier_ns(family: str, ctx: Context) -> list[int]:
     """Every n from the family's smallest analysis n up while the input space fits
     ``FRONTIER_INPUTS`` (consecutive n: the analysis list may skip the small ones)."""
@@ -295,7 +307,8 @@ class BAPOTheory(Theory):
     @rule("SAT frontier flat for b > 0", Basis.CONSTRUCTION)
     def sat_frontier_rule(self, family: str, ctx: Context):
         """For some b >= 1 the exact minimal a of the SAT frontier (z3, every input) is the
-        same at every measured n (at least three, all with at most ``FRONTIER_INPUTS``
+        same at every measured n where the task is not constant (at least three, all with at
+        most ``FRONTIER_INPUTS``
         inputs), it binds at one of them, and z3's tables, rebuilt as a protocol, pass
         :func:`.bapo.verify.verify` at each -> Easy, ``extrapolated`` (a flat series, as for
         the b = 0 rule: the tables differ per n, so no one object was checked up to N). Growth is reported, never a verdict: Index
@@ -322,10 +335,20 @@ class BAPOTheory(Theory):
                               "solver": f"z3 SAT core on a DIMACS CNF per split ({FRONTIER_SOLVE_S} "
                                         f"s per n; a <= {FRONTIER_A}, b <= {FRONTIER_B})"}
         rng = np.random.default_rng(ctx.seed)
+        # an n where the task is one constant (copies ww at odd n) needs no bits and says
+        # nothing about growth: flatness is judged on the other n (at least three), and
+        # the protocol with the common a serves those too (an (0, b)-BAPO is an (a, b)-one)
+        const = [n for n in ns if _constant_at(family, n)]
+        judged = [n for n in ns if n not in const] if len(ns) - len(const) >= 3 else ns
+        if const:
+            ev["constant_at_n"] = const
         for b, by_n in rows.items():
-            if not all(states[b][n] == "exact" for n in ns) or len(set(by_n.values())) != 1:
+            if not all(states[b][n] == "exact" for n in ns) or \
+                    len({by_n[n] for n in judged}) != 1:
                 continue
-            a = by_n[ns[0]]
+            a = by_n[judged[0]]
+            if any(by_n[n] is None or by_n[n] > a for n in ns):
+                continue
             info = {n: prefix_information(_df(family, n), b, rng) for n in ns}
             binding = [n for n in ns if info[n].binds(a)]
             if not binding:
@@ -355,11 +378,13 @@ class BAPOTheory(Theory):
                 family, Verdict.EASY, Basis.CONSTRUCTION, Status.EXTRAPOLATED,
                 {**ev, **_evidence(family, ctx)},
                 f"the SAT frontier of {family} is flat: the least a with b = {b} is {a} at "
-                f"every n in {ns} (z3, exact), and z3's ({a}, {b})-BAPO passes the verifier at "
+                f"every n in {judged}"
+                + (f" (0 at n = {const}, where the task is constant)" if const and judged != ns
+                   else "") + f" (z3, exact), and z3's ({a}, {b})-BAPO passes the verifier at "
                 f"each; {a} bits bind at n = {binding} (fewer messages than prefixes). Flat "
                 f"only as far as measured: each n has its own tables")
         grows = {b: {n: (f"> {FRONTIER_A}" if a is None else a) for n, a in by_n.items()}
-                 for b, by_n in rows.items() if len(set(by_n.values())) > 1}
+                 for b, by_n in rows.items() if len({by_n[n] for n in judged}) > 1}
         return RuleSkip(
             (f"the SAT frontier grows with n (least a by n: "
              + "; ".join(f"b={b}: {v}" for b, v in grows.items()) + "); growth alone proves "

@@ -23,6 +23,9 @@ CASES = {
     "pal": ("ab", "(x == x[:, ::-1]).all(axis=1)", lambda w: w == w[::-1]),
     "cp": ("ab", "(x[:, :x.shape[1] // 2] == x[:, x.shape[1] // 2:]).all(axis=1)",
            lambda w: w[: len(w) // 2] == w[len(w) // 2:]),
+    "cp_all": ("ab", "(x.shape[1] % 2 == 0) & (x[:, :x.shape[1] // 2] == "
+                     "x[:, x.shape[1] // 2: x.shape[1] // 2 * 2]).all(axis=1)",
+               lambda w: len(w) % 2 == 0 and w[: len(w) // 2] == w[len(w) // 2:]),
     "feq": ("abc", "x[:, 0] == x[:, -1]", lambda w: w[0] == w[-1]),
     "srt": ("ab", "(np.diff(x, axis=1) >= 0).all(axis=1)", lambda w: "ba" not in w),
     "atb": ("abc", "((x == 1) & (np.cumsum(x == 0, axis=1) - (x == 0) > 0)).any(axis=1)",
@@ -68,7 +71,7 @@ def test_program_matches_the_oracle_beyond_the_search(tmp_path, name):
             rows = np.random.default_rng(n).integers(0, k, size=(300, n))
             rows[::3] = rows[::3, ::-1] if name != "pal" else np.concatenate(
                 [rows[::3, : (n + 1) // 2], rows[::3, : n // 2][:, ::-1]], 1)
-            if name == "cp":
+            if name in ("cp", "cp_all") and n % 2 == 0:
                 rows[1::3, n // 2:] = rows[1::3, : n // 2]
             if name == "srt":
                 rows[1::3] = np.sort(rows[1::3], axis=1)

@@ -67,6 +67,35 @@ def rows_for(name, rng, k, L):
     return rows
 
 
+def test_half_at_an_odd_length_is_false(tmp_path):
+    # copies defined at every n, rejected at odd n: the half atom reads "L even and ..."
+    path = tmp_path / "cp_all.py"
+    path.write_text(textwrap.dedent("""\
+        NAME = "mf_cp_all"
+        ALPHABET = ("a", "b")
+        LENGTHS = (1, 300)
+        def label(x):
+            h = x.shape[1] // 2
+            return (x.shape[1] % 2 == 0) & (x[:, :h] == x[:, h:2 * h]).all(axis=1)
+        """))
+    fam = load_task_file(path, export=False)
+    res = S.search(tasks.get(fam.name, n=8), "tc0")
+    assert res.formula is not None and "L even" in res.text, res.reason
+    program = formula_program(res.formula, res.letters)
+    rng = np.random.default_rng(2)
+    for n in (17, 63, 64):
+        task = tasks.get(fam.name, n=n)
+        ids = np.array([list(task.vocab).index(s) for s in res.letters])
+        rows = rng.integers(0, 2, size=(240, n))
+        if n % 2 == 0:
+            rows[::3, n // 2:] = rows[::3, : n // 2]
+        want = np.array([len(r) % 2 == 0 and list(r[: n // 2]) == list(r[n // 2:])
+                         for r in rows], dtype=np.int64)
+        got = run_algorithm(task, ids[rows], 0.5, 4.0, program)
+        assert np.array_equal(got.output, want), n
+        assert (want.sum() > 0) == (n % 2 == 0)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_formula_program_matches_the_oracle(tmp_path, name):
     fam = family(tmp_path, name)

@@ -11,6 +11,7 @@ length (the ``.br`` syntax, :mod:`.parser`):
 * next, mirror, half: at each i the partner's letter is read by ``leftmost j [j == P]``
   with P = ``i + 1``, ``n + 1 - i`` or ``i + n / 2``; a position-wise test then checks the
   pair, and an unmasked attention finds a position that passes (for all: one that fails);
+  half also tests ``n % 2 == 0`` (a length predicate: the atom is false at odd n);
 * before: ``leftmost j < i`` finds an earlier letter p, so position i knows the pairs
   (p, x_i) with p before it.
 
@@ -63,10 +64,15 @@ def _atom(t: int, atom, L: tuple[str, ...]) -> tuple[list[str], str]:
                for q in range(len(L))]
         ok = " || ".join(f"({_q(L[p])} && {me}_p{q})" for p, q in pairs) or "false"
         out += [f"{me}_ok = {ok}", f"{me}_in = {_INSIDE[atom.kind]}"]
+        # half reads "n is even and ...": false at odd n, as in the search and the circuit
+        even = (f" && {me}_even", [f"{me}_even = leftmost j [n % 2 == 0] true : false"]) \
+            if atom.kind == "half" else ("", [])
+        out += even[1]
         if atom.quant == "all":
             return out + [f"{me}_bad = leftmost j [{me}_in(j) && !{me}_ok(j)] true : false",
-                          f"{me} = !{me}_bad"], me
-        return out + [f"{me} = leftmost j [{me}_in(j) && {me}_ok(j)] true : false"], me
+                          f"{me} = !{me}_bad{even[0]}"], me
+        return out + [f"{me}_any = leftmost j [{me}_in(j) && {me}_ok(j)] true : false",
+                      f"{me} = {me}_any{even[0]}"], me
     if atom.kind == "before":
         k = len(L)
         rel = set(pairs) if atom.quant == "some" else \

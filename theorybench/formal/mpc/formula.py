@@ -106,8 +106,12 @@ def _atom(net: Network, atom, lut: np.ndarray, k: int, col: int, scratch: int) -
 
     if atom.kind in ("next", "mirror", "half"):
         pr = pairs(atom.kind, L)       # the pairs (i, p(i)) the search checked
-        if pr is None:
-            raise TaskParameterError(f"the half-shift pairs need an even length, not {L}")
+        if pr is None:                 # half at odd L: "L even and ..." is false
+            def constant(ids, mem, inbox):
+                return value(mem, np.zeros(ids.shape, dtype=bool))
+            net.round(constant, "half at odd L: false")
+            tree_fold(net, col, 1, *combine, f"{atom.kind} fold")
+            return
         i_of, j_of = pr                # position p(i) sends its token to i's machine
         dest_of = np.full(net.M * b, -1, dtype=np.int64)
         first_of = np.full(net.M * b, -1, dtype=np.int64)

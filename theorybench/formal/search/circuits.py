@@ -29,8 +29,9 @@ count      #S > #S', #S >= #S', #S = #S', #S != #S'        THR gates (TC0)   <= 
 
 and a conjunction or disjunction of two of them. Every kind but ``count`` is AND/OR/NOT
 (AC0); ``count`` needs threshold gates (#S > #S' is THR_(L+1) over the indicators of S and
-the negated indicators of S'), so it is offered only to TC0. ``half`` is defined at even L
-only: a task with an odd length among the checked ones gets no ``half`` candidate. Letter
+the negated indicators of S'), so it is offered only to TC0. ``half`` reads "L is even and
+...": at an odd L both of its quantifiers are false (a constant gate), which is how copies
+ww, rejected at every odd n, are written. Letter
 pairs are searched for alphabets of at most 7 letters (every relation for at most 3
 letters; equality, inequality, single pairs and their complements beyond); counts compare
 any two disjoint letter sets for at most 4 letters, single letters and their complements
@@ -136,7 +137,7 @@ class Atom:
         if self.kind == "mirror":
             return f"{q} i: " + rset("x_i", "x_(L-1-i)")
         if self.kind == "half":
-            return f"{q} i < L/2: " + rset("x_i", "x_(i+L/2)")
+            return f"L even and {q} i < L/2: " + rset("x_i", "x_(i+L/2)")
         if self.kind == "before":
             return f"{q} i < j: " + rset("x_i", "x_j")
         return f"#{lset(self.left)} {self.op} #{lset(self.right)}"
@@ -323,9 +324,14 @@ class _Pool:
     def add_kind(self, kind: str) -> None:
         k = self.k
         per_n = [_masks(x, k, kind) for _, x, _ in self.data]
-        if any(m is None for m in per_n):
-            return                       # undefined at some checked length
-        masks = np.concatenate(per_n)
+        # half at an odd length: the atom says "L is even and ...", so it is false there
+        # (both quantifiers): copies ww, false at every odd n, are in the language
+        off = np.concatenate([np.full(len(x), m is None) for m, (_, x, _) in
+                              zip(per_n, self.data)])
+        if off.all():
+            return
+        masks = np.concatenate([m if m is not None else np.zeros(len(x), dtype=np.int64)
+                                for m, (_, x, _) in zip(per_n, self.data)])
         uniq, inv = np.unique(masks, return_inverse=True)
         width = k if kind in ("first", "last", "unary") else k * k
         full = (1 << width) - 1
@@ -336,7 +342,7 @@ class _Pool:
         for q in quants:
             table = every if q == "all" else some
             for j, r in enumerate(rels.tolist()):
-                self.add(Atom(kind, q, _rel_set(kind, r, k)), table[j][inv])
+                self.add(Atom(kind, q, _rel_set(kind, r, k)), table[j][inv] & ~off)
 
     def add_counts(self) -> None:
         k = self.k
@@ -451,9 +457,8 @@ def _node(c, enc, atom: Atom, ids: tuple[int, ...], L: int) -> int:
         lits = [in_set(i, atom.rel) for i in range(L)]
     else:
         pr = pairs(atom.kind, L)
-        if pr is None:
-            raise CircuitError(f"the half-shift pairs (x_i, x_(i+L/2)) need an even length; "
-                               f"this task has length {L}")
+        if pr is None:                 # half at odd L: "L even and ..." is false
+            return c.const(0)
         lits = [pair(int(i), int(j)) for i, j in zip(*pr)]
     if atom.kind == "ends":
         return lits[0]
