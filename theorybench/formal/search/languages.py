@@ -61,6 +61,8 @@ YV41 = ("Yang, Veseli et al., 'Algebraic decomposition theory for transformer le
         "inverse homomorphisms and quotients")
 #: Right-zero pairs tried, shortest words first.
 MAX_PAIRS = 64
+#: Idempotents (shortest words first) among which right-zero pairs are looked for.
+MAX_IDEMPOTENTS = 2048
 #: Copies of e appended to the prefix to lift short images onto defined lengths.
 MAX_PAD = 6
 #: Source words per length the direct check labels (all words up to the length they fill).
@@ -212,10 +214,14 @@ def check_map(source: Language, mor: Morphism, membership: Callable[[np.ndarray]
 def right_zero_pairs(mon: Monoid, limit: int = MAX_PAIRS) -> list[tuple[int, int]]:
     """Pairs (e, f) of distinct idempotents of the transition monoid with e f = f and
     f e = e (the word of e, then of f, acts as f; and conversely), shortest words first.
-    Elements act on states, so "e then f" is the state map ``E[f][E[e]]``."""
+    Elements act on states, so "e then f" is the state map ``E[f][E[e]]``. Only the first
+    MAX_IDEMPOTENTS idempotents (by shortest word) are paired."""
     E = mon.elements
     idem = np.flatnonzero((np.take_along_axis(E, E, axis=1) == E).all(axis=1))
     idem = idem[idem != 0]          # the identity is in no right-zero pair
+    # elements come in breadth-first order (shortest words first): the first ones are
+    # the ones a map would use; the cap bounds the pairwise test (I^2 |Q| comparisons)
+    idem = idem[:MAX_IDEMPOTENTS]
     if len(idem) < 2:
         return []
     A = E[idem]
