@@ -21,9 +21,13 @@ None when neither has one.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import itertools
 import re
 from dataclasses import dataclass
+
+import numpy as np
 
 from ...errors import ProgramError, ProgramProblem
 from ...registry import BUILTIN, artifact_library
@@ -169,6 +173,88 @@ def add_program_file(path) -> LibraryProgram:
     return add_library_file(path, PROGRAMS, _entry, load)
 
 
+def rename(expr, mapping: dict[str, str]):
+    """``expr`` (a node, or a whole program) with every token test Q_a read as Q_mapping[a]."""
+    if isinstance(expr, A.Program):
+        stmts = tuple(dataclasses.replace(s, expr=rename(s.expr, mapping))
+                      if isinstance(s, A.Assign) else s for s in expr.statements)
+        alpha = tuple(mapping.get(a, a) for a in expr.alphabet) if expr.alphabet else None
+        return A.Program(stmts, alpha, expr.source_name)
+    if isinstance(expr, A.Token):
+        return A.Token(mapping.get(expr.symbol, expr.symbol))
+    if not dataclasses.is_dataclass(expr):
+        return expr
+    changes = {f.name: rename(getattr(expr, f.name), mapping) for f in dataclasses.fields(expr)
+               if isinstance(getattr(expr, f.name), A.Expr)}
+    return dataclasses.replace(expr, **changes) if changes else expr
+
+
+#: Inputs of the quick check a renamed library program must pass before the full one.
+_QUICK_N = 6
+_RENAMED: dict[tuple, tuple[A.Program, str] | None] = {}
+
+
+def renamed_library(task) -> tuple[A.Program, str] | None:
+    """A shipped library program written for another family (at each studied parameter
+    point of that family), its letters renamed onto the task's alphabet by every
+    bijection, that decides the task: first all inputs at n = 6 (or the nearest defined
+    n), then :func:`..search.programs.verify`, the check a searched program passes. The
+    match is on behaviour, never on names: a bounded-depth Dyck language written over
+    other letters finds the library's dyck_bounded program. Cached per task identity."""
+    from ...tasks.digest import task_identity
+    ident = task_identity(type(task), task.values)
+    key = (ident["family"], repr(sorted(ident["params"].items())), ident["digest"])
+    if key in _RENAMED:
+        return _RENAMED[key]
+    _RENAMED[key] = None
+    alpha = search._alphabet(task)
+    quick = next((i for n in range(_QUICK_N, search.VERIFY_N + 1)
+                  if (i := search.instance(task, n)) is not None), None)
+    if quick is None:
+        return None
+    try:
+        x, y = search._labelled(quick)
+    except Exception:  # noqa: BLE001 - not a Boolean task, or too many inputs: no match
+        return None
+    from ... import tasks as _tasks
+    for entry in library().values():
+        if entry.family not in _tasks.families():
+            continue
+        grid = _tasks.grid(entry.family)
+        for point in [{}] + grid.points():
+            ns = grid.valid_ns(hi=search.VERIFY_N, **point)
+            if not ns:
+                continue
+            try:
+                inst = _tasks.get(entry.family, n=ns[0], **point)
+                if not entry.applies_to(inst):
+                    continue
+                prog = entry.instantiate(inst)
+            except Exception:  # noqa: BLE001 - a point the entry does not take
+                continue
+            letters = tuple(prog.alphabet or ())
+            if len(letters) != len(alpha):
+                continue
+            for perm in itertools.permutations(alpha):
+                cand = rename(prog, dict(zip(letters, perm))).with_alphabet(alpha)
+                try:
+                    if not np.array_equal(search.answers("C-RASP", cand, quick, x), y == 1):
+                        continue
+                except Exception:  # noqa: BLE001 - a program the task's tokens cannot run
+                    continue
+                checked, sampled, bad = search.verify("C-RASP", cand, task)
+                if bad is None and checked:
+                    names = ", ".join(f"{a} -> {b}" for a, b in zip(letters, perm) if a != b)
+                    point_txt = ":".join(f"{k}={v}" for k, v in point.items())
+                    origin = (f"library:{entry.name} (written for {entry.family}"
+                              f"{':' + point_txt if point_txt else ''}"
+                              f"{'; letters ' + names if names else ''}), checked on every "
+                              f"input up to n = {checked}")
+                    _RENAMED[key] = (cand, origin)
+                    return _RENAMED[key]
+    return None
+
+
 def for_task(task, searched: bool = True) -> tuple[A.Program, str] | None:
     """(program, where it came from) for a task instance, or None. When the library has
     nothing for the task, the smallest program agreeing with it on every input up to some
@@ -177,6 +263,9 @@ def for_task(task, searched: bool = True) -> tuple[A.Program, str] | None:
     for _origin, artifact in PROGRAMS.for_task(task):
         return artifact.instantiate(task), artifact.source
     if searched:
+        renamed = renamed_library(task)
+        if renamed is not None:
+            return renamed
         found = search.cached_search(task, "C-RASP")
         if found.program is not None:
             return found.program, found.origin
