@@ -463,7 +463,6 @@ class CRASPTheory(Theory):
             f"{ms[0]}..{ms[-1]}; C-RASP's closure under inverse homomorphisms and quotients "
             f"would put flip-flop in C-RASP")
 
-
     @rule("reduction from the language catalogue", Basis.REDUCTION)
     def from_catalogue_language(self, family: str, ctx: Context):
         """Sigma* b (hence flip-flop) maps into the task: a right-zero pair of idempotents in
@@ -521,6 +520,7 @@ class CRASPTheory(Theory):
     def from_claim(self, family: str, ctx: Context):
         """A claim of ``theorybench claims`` that settles this cell (its check is run)."""
         return claim_rule(self, family, ctx)
+
 
 #: Source lengths and image lengths of the catalogue map's check on the task's labels.
 CATALOGUE_CHECK_LEN = 12

@@ -21,6 +21,14 @@ positions equal the labels is the smallest in the grammar (ties: enumeration ord
   (Kamp) every star-free language has a program here. Acceptance at the last position.
   Size = nodes of the expression tree; an attention is one node plus S, V and d.
 
+When the budget runs out without a match, a greedy cover is tried (:meth:`Enumerator.cover`):
+the AND of banked expressions true on every accepted example (or the OR of ones false on
+every rejected one), chosen by how many remaining examples each excludes, at most
+:data:`COVER_TERMS` of them - conjunctions such as plurality's (#b < #a) && (#c < #a) that lie
+past the sizes enumerated, without the promise of being smallest. A cover that then fails
+the check below earns one more round with its counterexamples and :data:`COVER_EXTRA`
+more budgets.
+
 A match is then run by the real interpreter on every input of every n whose space has at
 most :data:`VERIFY_SPACE` inputs, on samples at the other n <= 16 and at n = 32 and 64;
 inputs it gets wrong join the examples and the enumeration starts again
