@@ -29,7 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ... import tasks
 from ...errors import ProgramError, ProgramProblem
+from ...tasks.digest import task_identity
 from ...registry import BUILTIN, artifact_library
 from . import ast as A
 from . import dsl as D
@@ -201,7 +203,6 @@ def renamed_library(task) -> tuple[A.Program, str] | None:
     n), then :func:`..search.programs.verify`, the check a searched program passes. The
     match is on behaviour, never on names: a bounded-depth Dyck language written over
     other letters finds the library's dyck_bounded program. Cached per task identity."""
-    from ...tasks.digest import task_identity
     ident = task_identity(type(task), task.values)
     key = (ident["family"], repr(sorted(ident["params"].items())), ident["digest"])
     if key in _RENAMED:
@@ -216,17 +217,16 @@ def renamed_library(task) -> tuple[A.Program, str] | None:
         x, y = search._labelled(quick)
     except Exception:  # noqa: BLE001 - not a Boolean task, or too many inputs: no match
         return None
-    from ... import tasks as _tasks
     for entry in library().values():
-        if entry.family not in _tasks.families():
+        if entry.family not in tasks.families():
             continue
-        grid = _tasks.grid(entry.family)
+        grid = tasks.grid(entry.family)
         for point in [{}] + grid.points():
             ns = grid.valid_ns(hi=search.VERIFY_N, **point)
             if not ns:
                 continue
             try:
-                inst = _tasks.get(entry.family, n=ns[0], **point)
+                inst = tasks.get(entry.family, n=ns[0], **point)
                 if not entry.applies_to(inst):
                     continue
                 prog = entry.instantiate(inst)
