@@ -7,8 +7,8 @@ syntactic monoid is R-trivial (Brzozowski & Fich, "Languages of R-trivial monoid
 and left at most once, and C-RASP's prefix counts can follow it without reading the
 previous position, state by state in topological order:
 
-* ``loopq`` holds at a letter in q's self-loop set, ``exitq`` at any other letter (token
-  tests; both false at the end marker);
+* ``exitq`` holds at a letter outside q's self-loop set (token tests, so false at the end
+  marker);
 * ``inq`` (q is entered at i): the state before i is a predecessor p != q and the letter at
   i leads from p to q;
 * ``eq`` (q was entered strictly before i): ``#[inq] == 1 && !inq`` (entered at most once);
@@ -117,7 +117,6 @@ def program_for(dfa: DFA, accept: Any = 1) -> A.Program | str:
 
     at: dict[int, A.Ref] = {}
     for q in order:
-        loop = [letters[a] for a in range(dfa.k) if int(dfa.delta[q, a]) == q]
         exit_ = [letters[a] for a in range(dfa.k) if int(dfa.delta[q, a]) != q]
         exit_q = define(f"exit{q}", _any(exit_)) if exit_ else None
         if q == dfa.start:
@@ -135,7 +134,6 @@ def program_for(dfa: DFA, accept: Any = 1) -> A.Program | str:
             continue
         x_q = define(f"x{q}", A.And(entered, exit_q))
         at[q] = define(f"at{q}", A.And(entered, A.Not(left_before(x_q))))
-        del loop
     final = [at[q] for q in order if int(dfa.output[q]) == accept]
     define("out", _or(final) if final else A.Compare("<", one, zero))
     return A.Program(tuple(stmts), alphabet=tuple(letters))
