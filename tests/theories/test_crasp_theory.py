@@ -141,6 +141,11 @@ def test_superlog_excess_needs_bits_that_rise():
     bits = [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0]
     got = superlog_excess(lengths, bits)
     assert got["coef"]["c"] >= 0.25 and not got["fires"] and got["rise"] == 0.0
+    # shuffle-Dyck-2: rows only at even lengths; plurality (#a > #b, #c): 2 log L bits
+    for lengths, bits in (([4, 5, 6, 7, 8], [2.3219, 0.0, 2.8074, 0.0, 3.3219]),
+                          ([4, 5, 6, 8, 9, 10], [2.3219, 2.0, 3.0, 3.4594, 3.9069, 4.0875])):
+        got = superlog_excess(lengths, bits)
+        assert got["coef"]["c"] >= 0.25 and not got["fires"], (lengths, got)
 
 
 def test_reduction_rule():
