@@ -347,7 +347,7 @@ class BAPOTheory(Theory):
                     len({by_n[n] for n in judged}) != 1:
                 continue
             a = by_n[judged[0]]
-            if any(by_n[n] is None or by_n[n] > a for n in ns):
+            if a is None or any(by_n[n] is None or by_n[n] > a for n in ns):
                 continue
             info = {n: prefix_information(_df(family, n), b, rng) for n in ns}
             binding = [n for n in ns if info[n].binds(a)]
