@@ -73,7 +73,7 @@ from ..formal.crasp.from_automaton import program_for
 from ..formal.crasp.ast import size as crasp_size
 from ..formal.automata.learning import learn_dfa
 from ..formal.language import is_language, language_view
-from ..formal.search.languages import (FLIP_FLOP, LAST_B, YV41, check_map,
+from ..formal.search.languages import (FLIP_FLOP, HUANG25, LAST_B, YV41, check_map,
                                        embed_last_b, flip_flop_to_last_b)
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict, rule
 from ..formal.communication import communication_profile
@@ -82,8 +82,6 @@ from .rules import claim_rule, counts_only, group_witness, softmax_construction_
 from .regular import exact_check, task_automaton
 
 YC24 = "Yang & Chiang, 'Counting like transformers', COLM 2024 (arXiv 2404.04393)"
-HUANG25 = ("Huang et al., 'A formal framework for understanding length generalization in "
-           "transformers', ICLR 2025 (arXiv 2410.02140)")
 YV = ("Yang, Veseli et al., 'Algebraic decomposition theory for transformer length "
       "generalization', App. F (Remark 42, Prop. 41)")
 #: Largest input space whose communication matrix the rule counts exactly; when the growth

@@ -111,14 +111,17 @@ class DFA:
                     queue.append(t)
         return [w if w is not None else () for w in words]
 
-    def separating_suffix(self, p: int, q: int) -> tuple[int, ...] | None:
-        """A shortest z with output(p.z) != output(q.z), or None if p and q are equivalent."""
+    def separating_suffix(self, p: int, q: int, undefined: int | None = None
+                          ) -> tuple[int, ...] | None:
+        """A shortest z with output(p.z) != output(q.z), or None if there is none; with
+        ``undefined``, only a z where neither output is that value counts."""
         seen = {(p, q): ()}
         queue = deque([(p, q)])
         while queue:
             a_, b_ = queue.popleft()
             z = seen[(a_, b_)]
-            if self.output[a_] != self.output[b_]:
+            oa, ob = int(self.output[a_]), int(self.output[b_])
+            if oa != ob and undefined not in (oa, ob):
                 return z
             for a in range(self.k):
                 pair = (int(self.delta[a_, a]), int(self.delta[b_, a]))

@@ -237,24 +237,6 @@ def right_zero_pairs(mon: Monoid, limit: int = MAX_PAIRS) -> list[tuple[int, int
     return out[:limit]
 
 
-def _separate(dfa: DFA, p: int, q: int) -> tuple[int, ...] | None:
-    """A shortest z with outputs at p.z and q.z different and both defined."""
-    seen = {(p, q): ()}
-    queue = deque([(p, q)])
-    while queue:
-        a_, b_ = queue.popleft()
-        z = seen[(a_, b_)]
-        oa, ob = int(dfa.output[a_]), int(dfa.output[b_])
-        if oa != ob and INVALID not in (oa, ob):
-            return z
-        for a in range(dfa.k):
-            pair = (int(dfa.delta[a_, a]), int(dfa.delta[b_, a]))
-            if pair not in seen:
-                seen[pair] = z + (a,)
-                queue.append(pair)
-    return None
-
-
 @dataclass
 class Embedding:
     """A map from a catalogue language into a task, with how it was found and proved."""
@@ -290,7 +272,8 @@ def embed_last_b(dfa: DFA, limit: int = 20000) -> Embedding | str:
     for tried, (e, f) in enumerate(pairs, 1):
         we, wf = mon.words[e], mon.words[f]
         for q in order:
-            z = _separate(dfa, int(mon.elements[e][q]), int(mon.elements[f][q]))
+            z = dfa.separating_suffix(int(mon.elements[e][q]), int(mon.elements[f][q]),
+                                      undefined=INVALID)
             if z is None:
                 continue
             at_f = int(dfa.output[_run(dfa, np.array([q]), tuple(wf) + z)[0]])
