@@ -62,6 +62,11 @@ class ConfigError(TheorybenchError, ValueError):
     """An experiment config, profile, encoding or size is unknown or inconsistent."""
 
 
+class NoPrefixOracle(ConfigError):
+    """A task has no prefix oracle, so the next-symbol objective cannot be derived for it
+    (its language is given by a label function, not by an automaton or a counter)."""
+
+
 class StoreError(TheorybenchError):
     """A results store is missing, corrupted, foreign or of an incompatible schema."""
 

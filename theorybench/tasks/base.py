@@ -316,6 +316,35 @@ class Task:
             sample=sample or (lambda rng, count: self.sample(rng, count, default).tokens),
             valid=valid, description=description)
 
+    # ---- the language view: next-symbol sets ------------------------------------------
+    def automaton(self) -> tuple[np.ndarray, np.ndarray, int] | None:
+        """A complete DFA ``(delta, accept, start)`` over the task's letters (token ids,
+        pad excluded) whose words of each valid length n are exactly the label-1 inputs at
+        n, or None. Regular families override it; the next-symbol objective reads it."""
+        return None
+
+    def no_oracle_reason(self) -> str:
+        return ("its label is a function of whole inputs, with no automaton or counter "
+                "from which the symbols that can extend a prefix follow; give the task as a "
+                "REGEX or DFA task file to train it under the next-symbol objective")
+
+    def language_lengths(self, max_len: int) -> list[int]:
+        """The valid n in [0, max_len] with the other parameters of this instance."""
+        others = {k: v for k, v in self.values.items() if k != "n"}
+        return type(self).valid_ns(0, max_len, **others)
+
+    def prefix_oracle(self, max_len: int):
+        """The :class:`~theorybench.tasks.prefix.PrefixOracle` of this family's language up
+        to length ``max_len`` (raises :class:`~theorybench.errors.NoPrefixOracle` with the
+        reason when the family has none)."""
+        from .prefix import AutomatonOracle, lengths_mask, no_oracle
+        dfa = self.automaton()
+        if dfa is None:
+            raise no_oracle(self.name, self.no_oracle_reason())
+        delta, accept, start = dfa
+        return AutomatonOracle(delta, accept, start,
+                               lengths_mask(self.language_lengths(max_len), max_len))
+
     # ---- shared behaviour -----------------------------------------------------------
     @property
     def pad_id(self) -> int | None:

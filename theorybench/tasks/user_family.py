@@ -91,6 +91,20 @@ class FileTask(Task):
     def output_mask(self, tokens):
         return np.ones(np.atleast_2d(tokens).shape, dtype=bool)
 
+    def automaton(self):
+        if self.table is None or self.output != "final":
+            return None
+        return self.table.delta, self.table.accept, self.table.start
+
+    def no_oracle_reason(self) -> str:
+        if getattr(self, "program", None) is not None:
+            return (f"{self.origin} defines its language by a program, whose prefixes' "
+                    "extensions the toolkit cannot enumerate at every length; give the "
+                    "language as a REGEX or DFA task file to train it that way")
+        return (f"{self.origin} defines its language by label(x); the symbols that can "
+                "extend a prefix would need a search over every completion. Give a REGEX "
+                "or DFA instead (docs/extending.md, 'Bring your own task')")
+
     def share_of_ones(self) -> float:
         """The share of label 1 under uniform inputs: exact when there are at most 2^16
         inputs, else estimated on 4,096 inputs of a fixed seed (a property of the task, so

@@ -28,6 +28,10 @@ class All(BitTask):
     def function(self, x):
         return np.all(x == self.constant_bit, axis=1)
 
+    def automaton(self):
+        # state 0: every bit so far is 1 (accepting); state 1: a 0 was read (dead)
+        return np.array([[1, 0], [1, 1]]), np.array([1, 0]), 0
+
     def oracle_row(self, bits):
         for b in bits:
             if b != 1:

@@ -24,6 +24,10 @@ class Any(All):
     def function(self, x):
         return np.any(x == 1, axis=1)
 
+    def automaton(self):
+        # state 0: no 1 read yet; state 1: a 1 was read (accepting, absorbing)
+        return np.array([[0, 1], [1, 1]]), np.array([0, 1]), 0
+
     def oracle_row(self, bits):
         for b in bits:
             if b == 1:

@@ -8,6 +8,8 @@ Parity is the canonical maximally sensitive function (every input has sensitivit
 Sources: Hahn (TACL 2020); Hahn & Rofin (ACL 2024); Furst, Saxe, Sipser (1984).
 """
 
+import numpy as np
+
 from ..bits import N_PARAM, BitTask
 from ..registry import register
 
@@ -23,6 +25,10 @@ class Parity(BitTask):
 
     def function(self, x):
         return x.sum(axis=1) % 2
+
+    def automaton(self):
+        # the state is the parity of the 1s read so far; odd accepts
+        return np.array([[0, 1], [1, 0]]), np.array([0, 1]), 0
 
     def oracle_row(self, bits):
         acc = 0

@@ -101,6 +101,23 @@ class DyckTask(Task):
             out.append(int(good and not stack))
         return np.array(out, dtype=np.int64)
 
+    # ---- the language: next-symbol sets --------------------------------------------------
+    def depth_bound(self) -> int | None:
+        """The depth bound of the language at every length (None: unbounded)."""
+        return None
+
+    def prefix_oracle(self, max_len: int):
+        """The counter (and stack top) of Dyck-k up to length ``max_len``; members of
+        length n are this family's own uniform positives (:meth:`positives`)."""
+        from .. import registry
+        from ..prefix import DyckOracle, lengths_mask
+        others = {k: v for k, v in self.values.items() if k != "n"}
+
+        def sampler(rng, count, n):
+            return registry.get(self.name, n=n, **others).positives(rng, count)
+        return DyckOracle(self.k, self.depth_bound(),
+                          lengths_mask(self.language_lengths(max_len), max_len), sampler)
+
     # ---- sampling ------------------------------------------------------------------------
     def up_probabilities(self) -> np.ndarray:
         """(n, cap + 2) table: P(next step goes up | position i, depth d)."""

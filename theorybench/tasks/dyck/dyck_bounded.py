@@ -46,6 +46,9 @@ class DyckBounded(DyckTask):
     def cap(self) -> int:
         return min(self.D, self.n // 2)
 
+    def depth_bound(self):
+        return self.D
+
     def up_probabilities(self):
         return bounded_up_table(self.n, self.cap)
 
