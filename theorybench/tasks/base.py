@@ -35,6 +35,7 @@ import numpy as np
 
 from ..errors import EnumerationTooLarge, ResourceLimitError, TaskInputError, TaskParameterError
 from .params import Param
+from .prefix import AutomatonOracle, lengths_mask, no_oracle
 
 PAD = "<pad>"
 #: Largest number of inputs ``enumerate()`` materializes.
@@ -337,7 +338,6 @@ class Task:
         """The :class:`~theorybench.tasks.prefix.PrefixOracle` of this family's language up
         to length ``max_len`` (raises :class:`~theorybench.errors.NoPrefixOracle` with the
         reason when the family has none)."""
-        from .prefix import AutomatonOracle, lengths_mask, no_oracle
         dfa = self.automaton()
         if dfa is None:
             raise no_oracle(self.name, self.no_oracle_reason())

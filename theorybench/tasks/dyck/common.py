@@ -28,6 +28,7 @@ import numpy as np
 from ...errors import TaskInputError, TaskParameterError
 from ..balance import balanced_choice
 from ..base import Batch, Param, Task
+from ..prefix import DyckOracle, lengths_mask
 
 BRACKETS = ("(", ")", "[", "]", "{", "}", "<", ">")
 MAX_TYPES = len(BRACKETS) // 2
@@ -109,12 +110,10 @@ class DyckTask(Task):
     def prefix_oracle(self, max_len: int):
         """The counter (and stack top) of Dyck-k up to length ``max_len``; members of
         length n are this family's own uniform positives (:meth:`positives`)."""
-        from .. import registry
-        from ..prefix import DyckOracle, lengths_mask
         others = {k: v for k, v in self.values.items() if k != "n"}
 
         def sampler(rng, count, n):
-            return registry.get(self.name, n=n, **others).positives(rng, count)
+            return type(self)(n=n, **others).positives(rng, count)
         return DyckOracle(self.k, self.depth_bound(),
                           lengths_mask(self.language_lengths(max_len), max_len), sampler)
 
