@@ -1,4 +1,4 @@
-"""Task batches -> torch tensors for the three output kinds of the task suite.
+"""Task batches -> torch tensors for the output kinds of the task suite and the two objectives.
 
 A :class:`TaskData` wraps one task family at one or several sizes n (several when lengths
 are mixed, as in length generalization). Token strings of all those instances are merged
@@ -15,9 +15,20 @@ What the model sees and which positions are scored (``targets`` holds ``IGNORE``
   token j is predicted at the position just before it, i.e. at ``len - 1 + j``. Only
   answer positions are scored (answer-only loss).
 
+* ``next_symbol`` (the objective ``next_symbol`` of a language task): the model reads a
+  member of the language after a ``<bos>`` token; position t (after t letters) is scored
+  against the set of symbols that may come next, end of string included
+  (:mod:`theorybench.tasks.prefix`; the target is the set's bitmask, the read-out has one
+  logit per letter plus one for end of string, trained with a per-symbol binary
+  cross-entropy). This is the protocol of Bhattamishra et al. (EMNLP 2020) and of Huang et
+  al.'s formal-language suite (ICLR 2025); training rows are members only, each length
+  uniform over the lengths that have members.
+
 Accuracy (:func:`accuracy`): ``final`` and ``per_position`` - the fraction of scored
 positions predicted right (for ``final`` that is the fraction of inputs); ``answer`` -
-exact match: the fraction of rows whose answer tokens are all right. Under teacher forcing
+exact match: the fraction of rows whose answer tokens are all right; ``next_symbol`` - the
+fraction of strings whose every set is predicted exactly (a symbol is predicted allowed
+when its logit is positive). Under teacher forcing
 this equals the exact match of greedy decoding: greedy output agrees with the truth up to
 the first wrong prediction, which is a wrong prediction under teacher forcing too.
 """
@@ -33,9 +44,15 @@ import torch
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
+from ..tasks.prefix import EOS
 
 IGNORE = -100
 PAD_TOKEN = "<pad>"
+BOS_TOKEN = "<bos>"
+#: What a run trains: the task's own label (``membership``: one label per input for a
+#: language) or, for a language, the next-symbol sets of its members.
+MEMBERSHIP, NEXT_SYMBOL = "membership", "next_symbol"
+OBJECTIVES = (MEMBERSHIP, NEXT_SYMBOL)
 
 
 @dataclass
@@ -91,13 +108,24 @@ def sizes_in_range(family: str, params: dict, lo: int, hi: int) -> list[int]:
 
 
 class TaskData:
-    """Samples torch batches of one family at the sizes ``ns`` (mixed uniformly)."""
+    """Samples torch batches of one family at the sizes ``ns`` (mixed uniformly).
 
-    def __init__(self, family: str, params: dict, ns: Sequence[int]):
+    ``objective="next_symbol"`` trains the family's language instead of its label: the
+    sizes without members are dropped (``ns`` tells which remain), and a family with no
+    prefix oracle raises :class:`~theorybench.errors.NoPrefixOracle` saying why."""
+
+    def __init__(self, family: str, params: dict, ns: Sequence[int],
+                 objective: str = MEMBERSHIP):
         if not ns:
             raise ConfigError(f"task {family}: no valid sizes n were given")
-        self.family, self.params = family, dict(params)
+        if objective not in OBJECTIVES:
+            raise ConfigError(f"unknown objective {objective!r}; objectives: "
+                              f"{', '.join(OBJECTIVES)}")
+        self.family, self.params, self.objective = family, dict(params), objective
         self.tasks = {int(n): make_task(family, int(n), self.params) for n in ns}
+        if objective == NEXT_SYMBOL:
+            self._init_next_symbol(family)
+            return
         outputs = {t.output for t in self.tasks.values()}
         if len(outputs) != 1:
             raise ConfigError(f"task {family} changes its output kind with n: {outputs}")
@@ -117,6 +145,29 @@ class TaskData:
                           for n, task in self.tasks.items()}
         self.answer_map = {n: np.array([index.get(t, 0) for t in task.label_vocab], dtype=np.int64)
                            for n, task in self.tasks.items()}  # used by answer tasks only
+
+    def _init_next_symbol(self, family: str) -> None:
+        hi = max(self.tasks)
+        top = self.tasks[hi]
+        if top.output != "final":
+            raise ConfigError(f"task {family}: the next-symbol objective needs a language "
+                              f"(one label per input), not output {top.output!r}")
+        self.oracle = top.prefix_oracle(hi)
+        lo = min(self.tasks)
+        self.tasks = {n: t for n, t in self.tasks.items() if self.oracle.has_members(n)}
+        if not self.tasks:
+            raise ConfigError(f"task {family}: its language has no member at the lengths "
+                              f"asked for ({lo}..{hi}); the next-symbol objective trains "
+                              f"on members")
+        pad = top.pad_id
+        letters = [t for i, t in enumerate(top.vocab) if i != pad]
+        if pad is not None and pad != len(top.vocab) - 1:
+            raise ConfigError(f"task {family}: the next-symbol objective needs the pad "
+                              f"token last in the vocabulary")
+        self.output = NEXT_SYMBOL
+        self.vocab = (PAD_TOKEN, BOS_TOKEN) + tuple(letters)
+        self.label_vocab = tuple(letters) + (EOS,)
+        self.letter_ids = np.arange(2, 2 + len(letters), dtype=np.int64)
 
     @property
     def ns(self) -> list[int]:
@@ -146,6 +197,10 @@ class TaskData:
         return MixedStream(self, rng, count, self.ns if ns is None else ns, block)
 
     def _group(self, rng, n, count):
+        if self.output == NEXT_SYMBOL:
+            x = self.oracle.members(rng, count, n)
+            seq = np.concatenate([np.ones((count, 1), dtype=np.int64), self.letter_ids[x]], 1)
+            return seq, self.oracle.next_sets(x)
         task = self.tasks[n]
         batch = task.sample(rng, count)
         tok = self.token_map[n][batch.tokens]
@@ -274,6 +329,11 @@ def scored_counts(logits: torch.Tensor, targets: torch.Tensor, output: str) -> t
     """(right, scored) - the numerator and denominator of :func:`accuracy`, so that chunks
     of one batch pool into the accuracy of the whole batch."""
     scored = targets != IGNORE
+    if output == NEXT_SYMBOL:
+        bits = 1 << torch.arange(logits.shape[-1], device=logits.device)
+        pred = ((logits > 0).long() * bits).sum(-1)
+        rows = scored.any(1)
+        return int((((pred == targets) | ~scored).all(1) & rows).sum()), int(rows.sum())
     right = (logits.argmax(-1) == targets) & scored
     if output == "answer":
         rows = scored.any(1)
@@ -309,12 +369,13 @@ def trim(batch: TorchBatch) -> TorchBatch:
 def chance_accuracy(batch: TorchBatch, output: str, num_labels: int) -> float:
     """Accuracy of the best input-independent predictor on ``batch``: the most frequent
     label (final), the most frequent label at each position (per_position), or the most
-    frequent whole answer (answer, exact match)."""
+    frequent whole answer (answer, exact match) or whole row of sets (next_symbol; a lower
+    bound on the best fixed sequence of sets when rows differ in length)."""
     tgt = batch.targets.numpy()
     scored = tgt != IGNORE
     if output == "final":
         return float(np.bincount(tgt[scored], minlength=num_labels).max() / max(1, scored.sum()))
-    if output == "answer":
+    if output in ("answer", NEXT_SYMBOL):
         _, counts = np.unique(np.where(scored, tgt, -1), axis=0, return_counts=True)
         return float(counts.max() / len(tgt))
     cols = np.nonzero(scored)[1]

@@ -32,7 +32,7 @@ from .trainer import time_split, train
 
 def prepare(spec: RunSpec) -> tuple[TaskData, int]:
     """Build the data source and the model's position count (raises ConfigError)."""
-    data = TaskData(spec.task, spec.param_dict, [spec.n])
+    data = TaskData(spec.task, spec.param_dict, [spec.n], spec.objective)
     return data, check_positions(spec, data.max_sequence_length())
 
 

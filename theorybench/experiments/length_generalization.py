@@ -42,7 +42,14 @@ def plan(spec: RunSpec) -> tuple[list[int], list[tuple[str, list[int]]]]:
 def prepare(spec: RunSpec):
     train_ns, bins = plan(spec)
     every = sorted(set(train_ns).union(*[set(ns) for _, ns in bins]))
-    data = TaskData(spec.task, spec.param_dict, every)
+    data = TaskData(spec.task, spec.param_dict, every, spec.objective)
+    # the next-symbol objective keeps the lengths that have members
+    kept = set(data.ns)
+    train_ns = [n for n in train_ns if n in kept]
+    bins = [(label, [n for n in ns if n in kept]) for label, ns in bins]
+    if not train_ns:
+        raise ConfigError(f"task {spec.task}: no training length <= {spec.train_max_len} "
+                          f"has a member of the language; raise train_max_len")
     return data, train_ns, bins, check_positions(spec, data.max_sequence_length())
 
 

@@ -18,6 +18,7 @@ a pad and no padding mask is needed.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass
 
 import torch
@@ -35,6 +36,26 @@ SIZES = {"small": (2, 64), "base": (4, 256), "large": (6, 384), "deep": (4, 64)}
 #: the sizes of the paper profile's 27-configuration length-generalization grid
 GRID_SIZES = ("small", "base", "large")
 HEAD_DIM = 32
+#: An explicit architecture, as published sweeps name theirs: ``"4l2h256w"`` is 4 layers,
+#: 2 heads, width 256 (Huang et al. 2025 choose per task over layers x heads x width).
+_SHAPE = re.compile(r"^(\d+)l(\d+)h(\d+)w$")
+
+
+def size_shape(size: str) -> tuple[int, int, int]:
+    """(layers, heads, width) of a size name or an explicit ``"<L>l<H>h<W>w"`` spelling
+    (``ConfigError`` naming the known sizes otherwise)."""
+    if size in SIZES:
+        layers, width = SIZES[size]
+        return layers, max(1, width // HEAD_DIM), width
+    m = _SHAPE.match(size) if isinstance(size, str) else None
+    if m:
+        layers, heads, width = map(int, m.groups())
+        if min(layers, heads, width) >= 1 and width % heads == 0 and layers <= 64 \
+                and width <= 8192:
+            return layers, heads, width
+    raise ConfigError(f"unknown model size {size!r}; known sizes: {', '.join(SIZES)}, or "
+                      f"'<layers>l<heads>h<width>w' such as '4l2h256w' (width divisible by "
+                      f"heads)")
 
 
 @dataclass(frozen=True)
@@ -58,11 +79,9 @@ class ModelConfig:
 
     @classmethod
     def of_size(cls, size: str, **kw) -> "ModelConfig":
-        """The named size (small / base / large) with the other fields from ``kw``."""
-        if size not in SIZES:
-            raise ConfigError(f"unknown model size {size!r}; known sizes: {', '.join(SIZES)}")
-        layers, width = SIZES[size]
-        return cls(layers=layers, width=width, heads=max(1, width // HEAD_DIM), **kw)
+        """The named size (:func:`size_shape`) with the other fields from ``kw``."""
+        layers, heads, width = size_shape(size)
+        return cls(layers=layers, width=width, heads=heads, **kw)
 
     def to_dict(self) -> dict:
         return asdict(self)

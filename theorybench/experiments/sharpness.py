@@ -164,12 +164,12 @@ def measure(task: str, n: int, params: dict | None = None, *, state: str = "init
         # the math kernel: fused attention kernels have no second derivative
         with sdpa_kernel(SDPBackend.MATH):
             return loss_fn(model(fixed.inputs, generator=torch.Generator().manual_seed(seed)),
-                           fixed.targets)
+                           fixed.targets, data.output)
 
     with torch.no_grad():
         logits = model(fixed.inputs, generator=torch.Generator().manual_seed(seed))
         acc = accuracy(logits.float(), fixed.targets, data.output)
-        loss = float(loss_fn(logits, fixed.targets))
+        loss = float(loss_fn(logits, fixed.targets, data.output))
     lam, its, ok, hist = top_hessian_eigenvalue(loss_of, weights, gen, iters)
     avg, se = average_sharpness(loss_of, weights, rho, perturbations, gen)
     return SharpnessResult(task, params, n, state, loss, acc, lam, its, ok, avg, se, rho, batch,

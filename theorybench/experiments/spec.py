@@ -21,7 +21,8 @@ from typing import Any, Iterable, Sequence
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..tasks.ref import spell_value
-from .model import SIZES
+from .data import MEMBERSHIP, OBJECTIVES
+from .model import size_shape
 from .positional import ENCODINGS
 from .trainer import TrainingConfig
 from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, trained_lines
@@ -53,6 +54,10 @@ class RunSpec:
     #: SHA-256 of a task file's bytes (tasks.user); None for the built-in families, whose
     #: keys therefore do not change. An edited task file gets new keys: it trains again.
     definition: str | None = None
+    #: what is trained: the task's label ("membership") or, for a language, the next-symbol
+    #: sets of its members ("next_symbol", :mod:`.data`); stored only when not membership,
+    #: so the keys of earlier runs do not change
+    objective: str = MEMBERSHIP
 
     def __post_init__(self):
         if self.definition is None and self.task in tasks.registry.FAMILIES:
@@ -61,8 +66,7 @@ class RunSpec:
         if self.line not in trained_lines():
             raise ConfigError(f"unknown experiment line {self.line!r}; lines: "
                               f"{', '.join(trained_lines())}")
-        if self.size not in SIZES:
-            raise ConfigError(f"unknown model size {self.size!r}; known sizes: {', '.join(SIZES)}")
+        size_shape(self.size)
         if self.encoding not in ENCODINGS:
             raise ConfigError(f"unknown positional encoding {self.encoding!r}; known "
                               f"encodings: {', '.join(ENCODINGS)}")
@@ -70,6 +74,9 @@ class RunSpec:
             raise ConfigError("an in-distribution run needs n")
         if self.line == LENGTH_GENERALIZATION and (not self.train_max_len or not self.eval_bins):
             raise ConfigError("a length-generalization run needs train_max_len and eval_bins")
+        if self.objective not in OBJECTIVES:
+            raise ConfigError(f"unknown objective {self.objective!r}; objectives: "
+                              f"{', '.join(OBJECTIVES)}")
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.train_size is not None and self.train_size < 1:
@@ -88,7 +95,8 @@ class RunSpec:
                       "max_positions": self.max_positions},
             "training": self.training.to_dict(), "seed": self.seed,
             "train_size": self.train_size,
-        } | ({"definition": self.definition} if self.definition else {})
+        } | ({"definition": self.definition} if self.definition else {}) \
+          | ({"objective": self.objective} if self.objective != MEMBERSHIP else {})
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunSpec":
@@ -100,7 +108,8 @@ class RunSpec:
                    size=model.get("size", "small"), encoding=model.get("encoding", "nope"),
                    max_positions=model.get("max_positions"),
                    training=TrainingConfig(**d.get("training", {})), seed=d.get("seed", 0),
-                   train_size=d.get("train_size"), definition=d.get("definition"))
+                   train_size=d.get("train_size"), definition=d.get("definition"),
+                   objective=d.get("objective", MEMBERSHIP))
 
     @property
     def key(self) -> str:
@@ -111,8 +120,9 @@ class RunSpec:
         where = f"n={self.n}" if self.n is not None else f"train<={self.train_max_len}"
         extra = f" params={self.param_dict}" if self.params else ""
         size = f" train_size={self.train_size}" if self.train_size else ""
+        objective = f" [{self.objective}]" if self.objective != MEMBERSHIP else ""
         return (f"{self.line} {self.task} {where}{extra} {self.size}/{self.encoding}"
-                f"{size} seed={self.seed}")
+                f"{size}{objective} seed={self.seed}")
 
 
 # ---- the plan: each task, seed and run once --------------------------------------------

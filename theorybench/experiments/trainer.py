@@ -1,4 +1,4 @@
-"""Training loop: AdamW, linear warm-up then cosine decay, gradient clipping, evaluation
+"""Training loop: AdamW, linear warm-up then cosine (or linear) decay, gradient clipping, evaluation
 every ``eval_every`` steps on fresh samples, early stop at the target accuracy, and
 NaN/Inf detection that fails the run with a reason.
 
@@ -22,12 +22,15 @@ import torch
 import torch.nn.functional as F
 
 from ..errors import ConfigError
-from .data import IGNORE, TorchBatch, scored_counts, used_widths
+from .data import IGNORE, NEXT_SYMBOL, TorchBatch, scored_counts, used_widths
 
 
 class RunFailed(Exception):
     """A run that could not finish (diverged, impossible configuration); the sweep
     records the message as the run's error and continues."""
+
+
+SCHEDULES = ("cosine", "linear")
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ class TrainingConfig:
     # 0 turns it off. Such a stop reads "not learned within budget", never more.
     plateau: int = 0
     plateau_tol: float = 0.01
+    #: the decay after warm-up: "cosine" (to 0) or "linear" (to 0; Huang et al. 2025's runs)
+    schedule: str = "cosine"
 
     def __post_init__(self):
         for name in ("steps", "batch_size", "eval_every", "eval_count", "final_eval_count"):
@@ -54,6 +59,9 @@ class TrainingConfig:
                 raise ConfigError(f"training.{name} must be >= 1, got {getattr(self, name)}")
         if not 0 < self.target <= 1:
             raise ConfigError(f"training.target must be in (0, 1], got {self.target}")
+        if self.schedule not in SCHEDULES:
+            raise ConfigError(f"training.schedule must be one of {', '.join(SCHEDULES)}, got "
+                              f"{self.schedule!r}")
         if self.plateau < 0 or not 0 <= self.plateau_tol < 1:
             raise ConfigError(f"training.plateau must be >= 0 (0: off) and plateau_tol in "
                               f"[0, 1), got {self.plateau} and {self.plateau_tol}")
@@ -64,6 +72,8 @@ class TrainingConfig:
             # runs stored before the rule existed keep their keys (the rule is off for them)
             d.pop("plateau")
             d.pop("plateau_tol")
+        if self.schedule == "cosine":
+            d.pop("schedule")   # likewise: runs stored before the option keep their keys
         return d
 
 
@@ -113,10 +123,13 @@ def pick_device(device: str = "cpu") -> torch.device:
 
 
 def lr_at(step: int, cfg: TrainingConfig) -> float:
-    """Linear warm-up to ``lr`` over ``warmup`` steps, then cosine decay to 0 at ``steps``."""
+    """Linear warm-up to ``lr`` over ``warmup`` steps, then cosine (or linear) decay to 0
+    at ``steps``."""
     if step < cfg.warmup:
         return cfg.lr * (step + 1) / cfg.warmup
     frac = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
+    if cfg.schedule == "linear":
+        return cfg.lr * max(0.0, 1.0 - frac)
     return cfg.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
 
 
@@ -126,7 +139,14 @@ def autocast(device: torch.device):
     return nullcontext()
 
 
-def loss_fn(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def loss_fn(logits: torch.Tensor, targets: torch.Tensor, output: str = "final") -> torch.Tensor:
+    """Cross-entropy over the scored positions; for ``next_symbol`` a binary cross-entropy
+    per symbol of each scored position's set (the target bitmask), averaged."""
+    if output == NEXT_SYMBOL:
+        scored = targets != IGNORE
+        bits = (targets[scored].unsqueeze(-1) >> torch.arange(logits.shape[-1],
+                                                               device=targets.device)) & 1
+        return F.binary_cross_entropy_with_logits(logits[scored].float(), bits.float())
     return F.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), targets.reshape(-1),
                            ignore_index=IGNORE)
 
@@ -190,7 +210,7 @@ def train(model, next_batch: Callable[[int], TorchBatch], eval_batch: Callable[[
             t_data += clock() - t
             with autocast(device):
                 logits = model(batch.inputs.to(device), generator=generator)
-            loss = loss_fn(logits, batch.targets.to(device))
+            loss = loss_fn(logits, batch.targets.to(device), output)
             if not torch.isfinite(loss.detach()):
                 raise RunFailed(f"training diverged: the loss became {float(loss.detach())} at step {step} "
                                 f"(lower training.lr or keep training.clip on)")
