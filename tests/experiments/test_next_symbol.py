@@ -59,7 +59,9 @@ def test_regex_file_batches_hold_members_and_their_sets(regex_task):
     for row_in, row_tgt in zip(b.inputs.numpy(), b.targets.numpy()):
         word, sets = decode(d, row_in, row_tgt)
         assert re.fullmatch("(ab|ba)*c?", word), word
-        assert sets == regex_sets("(ab|ba)*c?", "abc", word, range(1, 8))
+        # the sets are the language's (the file's lengths, up to 12), not cut at the
+        # longest length of the batch (7)
+        assert sets == regex_sets("(ab|ba)*c?", "abc", word, range(1, 13))
         seen.add(len(word))
     assert seen == set(d.ns) and len(seen) > 3   # every length with members, mixed
 
@@ -71,11 +73,9 @@ def test_dyck_batches_against_a_counter():
         word, sets = decode(d, row_in, row_tgt)
         depth = 0
         for t in range(len(word) + 1):
-            # Dyck-1 words of lengths 2..8: open while the closing still fits in 8,
-            # close above depth 0, end at depth 0 after a non-empty word
-            want = set()
-            if t + 1 + depth + 1 <= 8:
-                want.add("(")
+            # the sets of Dyck-1 itself, not of its words up to the batch's longest (8):
+            # open always, close above depth 0, end at depth 0 after a non-empty word
+            want = {"("}
             if depth > 0:
                 want.add(")")
             if depth == 0 and t >= 2:
@@ -84,6 +84,18 @@ def test_dyck_batches_against_a_counter():
             if t < len(word):
                 depth += 1 if word[t] == "(" else -1
         assert depth == 0
+
+
+def test_long_test_strings_are_scored_against_the_unbounded_language():
+    # a model trained on short strings is not penalised at the end of a long test string
+    # for a cut no training string showed: "(" stays allowed at every position
+    d = TaskData("dyck", {"k": 1}, [8, 150], objective=NEXT_SYMBOL)
+    b = d.sample(np.random.default_rng(2), 50, [150])
+    sets = b.targets.numpy()
+    open_bit = 1 << d.label_vocab.index("(")
+    scored = sets != IGNORE
+    assert scored.sum(axis=1).min() == 151
+    assert ((sets[scored] & open_bit) != 0).all()
 
 
 def test_loss_is_per_symbol_and_accuracy_per_string():

@@ -23,7 +23,8 @@ from ..registry import BUILTIN, Registry
 #: The shipped command modules of ``theorybench.cli``, each with ``register(subparsers)``
 #: adding its subcommands; the help lists them in this order.
 COMMAND_MODULES = ("automaton", "bapo", "brasp", "byo", "circuit", "claims", "construct",
-                   "crasp", "llm", "mpc", "predict", "report", "run", "sensitivity", "sharpness",
+                   "crasp", "llm", "mpc", "predict", "report", "reproduce", "run", "sensitivity",
+                   "sharpness",
                    "task", "tasks")
 
 

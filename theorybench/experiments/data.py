@@ -107,6 +107,17 @@ def sizes_in_range(family: str, params: dict, lo: int, hi: int) -> list[int]:
     return list(_sizes(family, tuple(sorted(params.items())), lo, hi))
 
 
+#: Extra letters beyond twice the longest length of a run that the next-symbol oracle
+#: looks ahead for completions (see ``TaskData._init_next_symbol``).
+HORIZON_SLACK = 64
+
+
+def horizon(hi: int) -> int:
+    """The length up to which the next-symbol oracle of a run whose longest string has
+    ``hi`` letters searches for completions."""
+    return 2 * int(hi) + HORIZON_SLACK
+
+
 class TaskData:
     """Samples torch batches of one family at the sizes ``ns`` (mixed uniformly).
 
@@ -152,7 +163,16 @@ class TaskData:
         if top.output != "final":
             raise ConfigError(f"task {family}: the next-symbol objective needs a language "
                               f"(one label per input), not output {top.output!r}")
-        self.oracle = top.prefix_oracle(hi)
+        # The sets are those of the language itself, not of its words up to the longest
+        # length of this run: with a horizon at ``hi``, a letter near the end of a long
+        # test string would be disallowed only because no completion fits below ``hi``,
+        # a cut that training (shorter strings) never shows, so a model that generalizes
+        # would be scored wrong there. Bhattamishra et al. (2020) and Huang et al. (2025)
+        # score against the unbounded language. The horizon HORIZON(hi) covers every
+        # completion a prefix of length <= hi needs for Dyck (depth <= hi) and for an
+        # automaton of at most hi + HORIZON_SLACK states whose lengths are all valid; the
+        # family's own largest length still bounds it.
+        self.oracle = top.prefix_oracle(horizon(hi))
         lo = min(self.tasks)
         self.tasks = {n: t for n, t in self.tasks.items() if self.oracle.has_members(n)}
         if not self.tasks:

@@ -89,6 +89,20 @@ PROTOCOLS.register(Protocol(
           "100 % in distribution; the length_accuracy bar is this toolkit's (check: the "
           "paper reports accuracies, not a threshold)"))
 PROTOCOLS.register(Protocol(
+    name="bhattamishra2020",
+    citation="Bhattamishra, Ahuja & Goyal, 'On the ability and limitations of transformers "
+             "to recognize formal languages', EMNLP 2020 (the authors' code, "
+             "satwik77/Transformer-Formal-Languages)",
+    learning_rates=(5e-3,), seeds=(0, 1, 2), aggregate="mean",
+    target_accuracy=1.0, length_accuracy=0.90, train_lengths=(2, 50),
+    eval_bins=((2, 50), (51, 100)), batch_size=32,
+    model="transformer with causal (positional) masking and no positional encoding by "
+          "default ('-pos_encode' adds absolute positions); defaults 1 layer, 1 head, width "
+          "32, lr 5e-3, 25 epochs over 10,000 training strings (the authors' src/args.py)",
+    notes="next-character-set prediction on members, every position scored, a string right "
+          "when all its sets are; test bins of width 50 ('-bins 2 -len_incr 50'), 2,000 "
+          "strings each; seeds and aggregation: check (the README gives neither)"))
+PROTOCOLS.register(Protocol(
     name="deletang2023",
     citation="Deletang et al., 'Neural networks and the Chomsky hierarchy', ICLR 2023",
     learning_rates=(1e-4, 3e-4, 5e-4), seeds=tuple(range(10)), aggregate="best",

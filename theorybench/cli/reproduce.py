@@ -1,0 +1,100 @@
+"""`theorybench reproduce PAPER`: a published length-generalization table, rerun under the
+paper's protocol and set beside the published figures."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+import time
+
+from ..errors import ConfigError
+from ..experiments import reproduce as rep
+from ..experiments.protocols import get_protocol
+from ..experiments.published import PAPERS
+from ..matrix import reproduction
+from .common import parse_seed, path_arg, print_json
+
+DEFAULT_OUT = "docs/reproductions"
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "reproduce", help="rerun a published length-generalization table under the paper's "
+                          "protocol and compare (huang2025, bhattamishra2020)")
+    p.add_argument("paper", nargs="?", choices=sorted(PAPERS), default=None,
+                   help="the paper whose table to reproduce (omit with --task)")
+    p.add_argument("--budget", choices=sorted(rep.BUDGETS), default="quick",
+                   help="quick (default: fits 2 CPU cores) or paper (every seed, full steps)")
+    p.add_argument("--task", default=None, metavar="FILE", type=path_arg("the task file"),
+                   help="a language task file of your own, run as --protocol's paper runs "
+                        "its languages")
+    p.add_argument("--protocol", default=None,
+                   help="with --task: whose protocol (default huang2025)")
+    p.add_argument("--db", default=None, type=path_arg("the results store"),
+                   help="results store (default ./reproduce-PAPER.sqlite); reruns skip "
+                        "finished runs")
+    p.add_argument("--out", default=DEFAULT_OUT, type=path_arg("the output folder"),
+                   help=f"where PAPER.md and PAPER.json go (default {DEFAULT_OUT})")
+    p.add_argument("--seeds", nargs="+", type=parse_seed, default=None, metavar="SEED",
+                   help="seeds (default: the budget's)")
+    p.add_argument("--executor", default="auto", help="auto (default), inprocess, pool, ray")
+    p.add_argument("--workers", type=int, default=None, help="parallel runs")
+    p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
+    p.add_argument("--dry-run", action="store_true",
+                   help="list the rows, their runs and the rows not run, and stop")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.set_defaults(func=cmd_reproduce)
+
+
+def cmd_reproduce(args) -> int:
+    if args.task is None and args.paper is None:
+        raise ConfigError("name a paper (huang2025 or bhattamishra2020), or give --task FILE "
+                          "[--protocol huang2025]")
+    if args.task is not None and args.paper is not None:
+        raise ConfigError("give a paper or --task FILE, not both (--protocol picks the "
+                          "paper whose protocol a task file is run under)")
+    if args.protocol and args.task is None:
+        raise ConfigError("--protocol goes with --task; a paper is run under its own protocol")
+    paper = args.paper or (args.protocol or "huang2025")
+    protocol = get_protocol(paper)
+    planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
+                       seeds=args.seeds)
+    name = paper if args.task is None else \
+        f"{paper}-{os.path.splitext(os.path.basename(args.task))[0]}"
+    db = args.db or f"reproduce-{name}.sqlite"
+    runs = sum(len(p.specs) for p in planned)
+    if args.dry_run:
+        rows = [{"row": p.row.row_id, "runs": len(p.specs), "model": p.size or None,
+                 "lr": p.lr, "objective": p.objective or None, "skipped": p.skipped,
+                 "notes": p.notes} for p in planned]
+        if args.format == "json":
+            print_json({"paper": paper, "budget": args.budget, "runs": runs, "rows": rows})
+        else:
+            for r in rows:
+                print(f"{r['row']}: " + (r["skipped"] or f"{r['runs']} run(s), {r['model']}, "
+                                         f"lr {r['lr']:g}, {r['objective']}"))
+            print(f"{runs} run(s) in {sum(1 for p in planned if p.specs)} row(s); "
+                  f"{sum(1 for p in planned if p.skipped)} row(s) not run")
+        return 0
+    began = time.perf_counter()
+    summary = rep.run(planned, db=db, executor=args.executor, workers=args.workers,
+                      progress=True, device=args.device)
+    wall = time.perf_counter() - began
+    table = reproduction.build(
+        name, protocol, args.budget, planned, rep.collect(planned, db),
+        extra={"wall_s": round(wall, 1), "db": str(db),
+               "command": "theorybench reproduce " + " ".join(sys.argv[2:])
+               if sys.argv[1:2] == ["reproduce"] else "theorybench reproduce",
+               "machine": f"{os.cpu_count()} CPU core(s), {platform.machine()}, "
+                          f"device {args.device}",
+               "ran": summary.get("ran", 0), "failed": summary.get("failed", 0)})
+    md, js = reproduction.write(table, args.out)
+    if args.format == "json":
+        print_json(table)
+    else:
+        share = table["agreement"]
+        print(f"{name}: {table['agree']} of {table['compared']} rows agree with the published "
+              f"reading" + (f" ({100 * share:.0f} %)" if share is not None else "")
+              + f"; {table['not_run']} row(s) not run; {wall:.0f} s; wrote {md} and {js}")
+    return 0

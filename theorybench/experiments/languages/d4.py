@@ -1,0 +1,12 @@
+"""D-4 = (a(a(a(ab)*b)*b)*b)*
+
+A language of the length-generalization papers' formal-language suites, as a task file
+(`theorybench reproduce` trains it under the next-symbol objective; any theorybench
+command takes its path).
+"""
+
+NAME = "d4"
+DESCRIPTION = "D-4 = (a(a(a(ab)*b)*b)*b)*"
+ALPHABET = ("a", "b")
+LENGTHS = (1, 400)
+REGEX = "(a(a(a(ab)*b)*b)*b)*"

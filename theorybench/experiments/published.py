@@ -1,0 +1,191 @@
+"""Published length-generalization tables, as data with their sources.
+
+Each :class:`PublishedRow` is one row of a paper's table: a task, a positional encoding,
+the published accuracy per test bin (fractions; None where the sources read give no
+figure) and where the figure was read. ``theorybench reproduce PAPER`` trains the same
+rows under the paper's protocol (:mod:`.reproduce`) and sets its own figures beside
+these.
+
+Sources (read in the authors' public repositories; the commit is named per paper):
+
+* ``huang2025`` - Huang et al., "A formal framework for understanding length
+  generalization in transformers" (ICLR 2025). Figures of the paper's main plot, from the
+  authors' plotting data ``formal_lang_suite/visualise/data_local.py`` (dictionaries
+  ``ape`` and ``nope``; bins [0, 50], [51, 100], [101, 150]) in lacoco-lab/length_generalization
+  at commit b39b743; APE there is learned absolute positions with a random offset, our
+  ``learned_offsets``.
+* ``bhattamishra2020`` - Bhattamishra, Ahuja & Goyal, "On the ability and limitations of
+  transformers to recognize formal languages" (EMNLP 2020). The sources read (the authors'
+  repository satwik77/Transformer-Formal-Languages, its README) state the findings in words,
+  not the per-bin table: transformers "do well" on counter languages such as Dyck-1 and
+  have "limited performance on languages that involve modeling periodicity, modular
+  counting". Rows carry that reading and no figure; a figure is not quoted from memory.
+
+Tasks are written as the toolkit names them: a built-in family reference (``dyck:k=1``)
+or ``@name``, a language task file shipped in ``experiments/languages/name.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import ConfigError
+
+LANGUAGES_DIR = Path(__file__).with_name("languages")
+HUANG_SOURCE = ("lacoco-lab/length_generalization@b39b743, "
+                "formal_lang_suite/visualise/data_local.py")
+BHATTAMISHRA_SOURCE = ("satwik77/Transformer-Formal-Languages README (findings in words; "
+                       "per-bin figures not in the sources read)")
+
+#: How a row is trained: a language by its next-symbol sets, an algorithmic task by its
+#: answer (for the built-ins here: the label read at the last input position).
+LANGUAGE, ALGORITHMIC = "language", "algorithmic"
+
+
+@dataclass(frozen=True)
+class PublishedRow:
+    paper: str
+    name: str                       # the paper's name for the task
+    task: str                       # the toolkit's task ("dyck:k=1", "@tomita3", "parity")
+    kind: str                       # LANGUAGE or ALGORITHMIC
+    encoding: str                   # the toolkit's encoding name for the paper's
+    bins: tuple[float, ...] | None  # published accuracy per test bin (fractions)
+    reading: str | None = None      # the paper's own words where there is no figure
+    source: str = ""
+    #: why the toolkit cannot train the row (None: it can)
+    unavailable: str | None = None
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def row_id(self) -> str:
+        return f"{self.name} / {self.encoding}"
+
+
+_NO_COUNTER = ("a counter language outside the toolkit's task suite (no task or prefix "
+               "oracle for it yet)")
+_NO_ANSWER = ("an algorithmic task with a multi-token answer after a separator; the "
+              "toolkit's task suite does not define it yet (only binary addition has an "
+              "answer output, at a different format)")
+
+# name -> (task, kind, unavailable reason, {encoding: published bins in percent})
+_HUANG = {
+    "binary_majority": ("majority", ALGORITHMIC, None,
+                        {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "parity": ("parity", ALGORITHMIC, None,
+               {"learned_offsets": (100.0, 83.0, 62.1), "nope": (97.5, 74.5, 63.3)}),
+    "majority": (None, ALGORITHMIC, _NO_ANSWER,
+                 {"learned_offsets": (100.0, 99.6, 97.8), "nope": (100.0, 99.9, 98.5)}),
+    "binary_majority_interleave": (None, ALGORITHMIC, _NO_ANSWER,
+                                   {"learned_offsets": (100.0, 96.8, 84.7),
+                                    "nope": (96.2, 68.8, 39.5)}),
+    "sort": (None, ALGORITHMIC, _NO_ANSWER,
+             {"learned_offsets": (100.0, 100.0, 99.4), "nope": (100.0, 99.8, 80.6)}),
+    "copy_unique": (None, ALGORITHMIC, _NO_ANSWER,
+                    {"learned_offsets": (100.0, 99.9, 98.7), "nope": (100.0, 18.0, 0.0)}),
+    "copy_repeat": (None, ALGORITHMIC, _NO_ANSWER,
+                    {"learned_offsets": (100.0, 25.6, 0.0), "nope": (100.0, 28.0, 0.0)}),
+    "addition": (None, ALGORITHMIC, _NO_ANSWER,
+                 {"learned_offsets": (99.7, 26.8, 0.0), "nope": (99.5, 27.7, 0.0)}),
+    "dyck1": ("dyck:k=1", LANGUAGE, None,
+              {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "d-2": ("@d2", LANGUAGE, None,
+            {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "d-3": ("@d3", LANGUAGE, None,
+            {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "d-4": ("@d4", LANGUAGE, None,
+            {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "d-12": ("@d12", LANGUAGE, None,
+             {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "tomita1": ("@tomita1", LANGUAGE, None,
+                {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "tomita2": ("@tomita2", LANGUAGE, None,
+                {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "tomita3": ("@tomita3", LANGUAGE, None,
+                {"learned_offsets": (60.45, 7.7, 0.0), "nope": (21.1, 0.0, 0.0)}),
+    "tomita4": ("@tomita4", LANGUAGE, None,
+                {"learned_offsets": (100.0, 85.4, 84.4), "nope": (100.0, 16.45, 0.0)}),
+    "tomita5": ("@tomita5", LANGUAGE, None,
+                {"learned_offsets": (54.4, 0.0, 0.0), "nope": (7.1, 0.0, 0.0)}),
+    "tomita6": ("@tomita6", LANGUAGE, None,
+                {"learned_offsets": (59.6, 0.0, 0.0), "nope": (2.4, 0.0, 0.0)}),
+    "tomita7": ("@tomita7", LANGUAGE, None,
+                {"learned_offsets": (100.0, 94.2, 93.2), "nope": (100.0, 87.5, 76.2)}),
+    "aabbccddee": ("@a_b_c_d_e_star", LANGUAGE, None,
+                   {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "adbc": ("@ab_d_bc", LANGUAGE, None,
+             {"learned_offsets": (100.0, 99.8, 98.5), "nope": (100.0, 99.8, 98.5)}),
+    "012": ("@zot_z_t", LANGUAGE, None,
+            {"learned_offsets": (99.7, 24.4, 1.2), "nope": (18.2, 11.2, 0.0)}),
+    "(aa)*": ("@aa_star", LANGUAGE, None,
+              {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 0.0, 0.0)}),
+    "(aaaa)*": ("@aaaa_star", LANGUAGE, None,
+                {"learned_offsets": (100.0, 92.3, 86.7), "nope": (100.0, 0.0, 0.0)}),
+    "(abab)*": ("@abab_star", LANGUAGE, None,
+                {"learned_offsets": (100.0, 89.4, 82.3), "nope": (100.0, 0.0, 0.0)}),
+    "shuffle2": (None, LANGUAGE, _NO_COUNTER,
+                 {"learned_offsets": (85.9, 82.2, 50.4), "nope": (81.2, 79.8, 42.7)}),
+    "anbn": (None, LANGUAGE, _NO_COUNTER,
+             {"learned_offsets": (100.0, 99.4, 92.3), "nope": (100.0, 100.0, 100.0)}),
+    "anbncn": (None, LANGUAGE, _NO_COUNTER,
+               {"learned_offsets": (100.0, 91.2, 87.4), "nope": (100.0, 100.0, 100.0)}),
+    "anbncndn": (None, LANGUAGE, _NO_COUNTER,
+                 {"learned_offsets": (100.0, 86.4, 75.2), "nope": (100.0, 100.0, 100.0)}),
+    "bool3": (None, LANGUAGE, _NO_COUNTER,
+              {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
+    "bool5": (None, LANGUAGE, _NO_COUNTER,
+              {"learned_offsets": (100.0, 75.3, 72.1), "nope": (100.0, 75.3, 72.1)}),
+}
+
+# name -> (task, the authors' words); the encoding is the authors' default, none (their
+# transformer's positional masking only): the words are not stated per encoding
+_BHATTAMISHRA = {
+    "Dyck-1": ("dyck:k=1", "generalizes",
+               "transformers do well on this subclass of counter languages (Dyck-1 among them)"),
+    "Parity": ("parity", "does not generalize",
+               "limited performance on languages that involve modular counting"),
+    "(aa)*": ("@aa_star", "does not generalize",
+              "limited performance on languages that involve modeling periodicity"),
+    "(abab)*": ("@abab_star", "does not generalize",
+                "limited performance on languages that involve modeling periodicity"),
+}
+
+
+def _huang_rows() -> list[PublishedRow]:
+    rows = []
+    for name, (task, kind, unavailable, by_encoding) in _HUANG.items():
+        for encoding, bins in by_encoding.items():
+            rows.append(PublishedRow(
+                paper="huang2025", name=name, task=task or "", kind=kind, encoding=encoding,
+                bins=tuple(b / 100 for b in bins), source=HUANG_SOURCE,
+                unavailable=unavailable))
+    return rows
+
+
+def _bhattamishra_rows() -> list[PublishedRow]:
+    rows = []
+    for name, (task, reading, words) in _BHATTAMISHRA.items():
+        for encoding in ("nope",):
+            rows.append(PublishedRow(
+                paper="bhattamishra2020", name=name, task=task, kind=LANGUAGE,
+                encoding=encoding, bins=None, reading=reading, source=BHATTAMISHRA_SOURCE,
+                notes=(f"the authors: {words}",)))
+    return rows
+
+
+PAPERS = {"huang2025": _huang_rows, "bhattamishra2020": _bhattamishra_rows}
+
+
+def published_rows(paper: str) -> list[PublishedRow]:
+    """The rows of a paper's table (``ConfigError`` naming the papers for an unknown one)."""
+    if paper not in PAPERS:
+        raise ConfigError(f"no published table for {paper!r}; papers: {', '.join(PAPERS)}")
+    return PAPERS[paper]()
+
+
+def language_file(name: str) -> Path:
+    """The path of a shipped language task file (``@name`` in a row's task)."""
+    path = LANGUAGES_DIR / f"{name}.py"
+    if not path.is_file():
+        raise ConfigError(f"no shipped language {name!r} in {LANGUAGES_DIR}")
+    return path

@@ -1,0 +1,204 @@
+"""Reproductions of published length-generalization tables under the paper's protocol.
+
+:func:`plan` turns a paper's rows (:mod:`.published`) into run specs of the
+length-generalization line: a language row trains the next-symbol objective (members
+only, every position scored, a string right when all its sets are), an algorithmic row
+its label; the training lengths and test bins are the protocol's; the architecture and
+learning rate are the paper's chosen ones where the authors' files record them, and the
+budget's otherwise. :func:`run` trains them through the ordinary sweep (the results
+store, its leases and resuming, the progress lines), and :func:`collect` reads each row's
+finished seeds back. The reading (fitted seeds, the mean over them, agreement with the
+paper) is the matrix's (:mod:`theorybench.matrix.reproduction`).
+
+Budgets:
+
+* ``quick`` - what fits 2 cores in well under an hour: 2 seeds per row, at most
+  ``steps`` optimizer steps with early stop at 100 % on the training lengths, 512 test
+  strings per bin; the formal-language sweep's smallest grid point with two layers
+  (2 layers, 2 heads, width 32);
+* ``smoke`` - 1 seed and 40 steps, to check the machinery (its readings mean nothing);
+* ``paper`` - the protocol's seeds and 30,000 steps, 2,000 test strings per bin (a GPU or
+  Ray cluster).
+
+A row the toolkit cannot train (a task it does not define) or the budget leaves out is
+planned with the reason and no runs; nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .. import tasks
+from ..errors import ConfigError, TaskParameterError
+from .data import MEMBERSHIP, NEXT_SYMBOL
+from .lines import LENGTH_GENERALIZATION
+from .model import size_shape
+from .protocols import Protocol, get_protocol
+from .published import ALGORITHMIC, LANGUAGE, PublishedRow, language_file, published_rows
+from .spec import RunSpec
+from .store import DEFAULT_DB, ResultsStore
+from .sweep import run_sweep
+from .trainer import TrainingConfig
+
+
+@dataclass(frozen=True)
+class Budget:
+    name: str
+    seeds: int | None        # seeds per row (None: the protocol's)
+    steps: int               # the most optimizer steps of a run
+    eval_every: int
+    eval_count: int          # strings per early-stop check
+    final_eval_count: int    # strings per test bin (and for the training-length accuracy)
+    language_size: str       # the architecture of language rows without a recorded one
+    description: str
+
+
+BUDGETS = {
+    "quick": Budget("quick", seeds=2, steps=3000, eval_every=250, eval_count=256,
+                    final_eval_count=512, language_size="2l2h32w",
+                    description="2 seeds, at most 3,000 steps (early stop at 100 % on the "
+                                "training lengths), 512 test strings per bin"),
+    # a look at the machinery in seconds (its readings mean nothing); the tests use it
+    "smoke": Budget("smoke", seeds=1, steps=40, eval_every=20, eval_count=64,
+                    final_eval_count=64, language_size="1l1h16w",
+                    description="1 seed, 40 steps: checks the machinery, reads nothing"),
+    "paper": Budget("paper", seeds=None, steps=30_000, eval_every=500, eval_count=512,
+                    final_eval_count=2000, language_size="2l2h32w",
+                    description="the protocol's seeds, at most 30,000 steps, 2,000 test "
+                                "strings per bin"),
+}
+
+#: The architecture and learning rate the authors' run summaries record for a row's task
+#: (Huang et al. 2025, algorithmic/lm-out-new-multi-run/<task>-average.txt: parity 4 layers
+#: x 2 heads x 256 at lr 1e-4, binary majority 1 x 1 x 16 at lr 1e-3); other rows use the
+#: budget's size and the protocol's first learning rate.
+RECORDED = {("huang2025", "parity"): ("4l2h256w", 1e-4),
+            ("huang2025", "binary_majority"): ("1l1h16w", 1e-3)}
+#: Bhattamishra et al.'s defaults (src/args.py): 1 layer, 1 head, width 32.
+DEFAULT_SIZE = {"bhattamishra2020": "1l1h32w"}
+#: Under the quick budget a recorded architecture this wide or wider trains too slowly on
+#: a CPU to fit in distribution within its steps; the budget's size replaces it (noted).
+QUICK_MAX_WIDTH = 256
+
+
+@dataclass
+class PlannedRow:
+    row: PublishedRow
+    specs: tuple = ()            # RunSpec per seed; empty when the row is not run
+    skipped: str | None = None   # why the row is not run
+    size: str = ""
+    lr: float | None = None
+    objective: str = ""
+    notes: list = field(default_factory=list)
+
+
+def get_budget(name: str) -> Budget:
+    if name not in BUDGETS:
+        raise ConfigError(f"unknown budget {name!r}; budgets: {', '.join(BUDGETS)}")
+    return BUDGETS[name]
+
+
+def resolve_task(ref: str) -> str:
+    """A row's task as the sweep names it: ``@name`` loads the shipped language file,
+    a path loads a task file, a family reference stays as it is."""
+    try:
+        if ref.startswith("@"):
+            return tasks.registry.load_task_file(language_file(ref[1:])).name
+        if tasks.split_file_ref(ref):
+            return tasks.registry.load_task_file(ref).name
+    except TaskParameterError as exc:
+        raise ConfigError(str(exc)) from None
+    return ref
+
+
+def user_rows(task_file: str, protocol: Protocol) -> list[PublishedRow]:
+    """Rows for a language of one's own, run as the protocol's paper runs its languages
+    (both of Huang et al.'s encodings; no published figure)."""
+    encodings = ("learned_offsets", "nope") if protocol.name == "huang2025" else ("nope",)
+    return [PublishedRow(paper=protocol.name, name=str(task_file), task=str(task_file),
+                         kind=LANGUAGE, encoding=e, bins=None, source="your task file")
+            for e in encodings]
+
+
+def plan(paper: str, budget: str = "quick", task_file: str | None = None,
+         protocol: str | None = None, seeds: Sequence[int] | None = None) -> list[PlannedRow]:
+    """Every row of ``paper`` (or, with ``task_file``, the user's language under
+    ``protocol``), with its run specs or the reason it is not run."""
+    bud = get_budget(budget)
+    proto = get_protocol(protocol or paper)
+    rows = user_rows(task_file, proto) if task_file else published_rows(paper)
+    seed_list = list(seeds) if seeds else list(proto.seeds[: bud.seeds] if bud.seeds
+                                               else proto.seeds)
+    out = []
+    for row in rows:
+        planned = PlannedRow(row=row)
+        out.append(planned)
+        if row.unavailable:
+            planned.skipped = f"not run: {row.unavailable}"
+            continue
+        size, lr = RECORDED.get((proto.name, row.name),
+                                (DEFAULT_SIZE.get(proto.name, bud.language_size),
+                                 proto.learning_rates[0]))
+        planned.size, planned.lr = size, lr
+        planned.objective = NEXT_SYMBOL if row.kind == LANGUAGE else MEMBERSHIP
+        if bud.name != "paper" and size_shape(size)[2] >= QUICK_MAX_WIDTH:
+            planned.notes.append(
+                f"the authors' architecture {size} at lr {lr:g} is replaced by "
+                f"{bud.language_size} at lr {proto.learning_rates[0]:g} under the {bud.name} "
+                f"budget: it needs far more than {bud.steps:,} steps to fit the training "
+                f"lengths on a CPU (the authors ran up to 30,000); --budget paper uses it")
+            size, lr = bud.language_size, proto.learning_rates[0]
+            planned.size, planned.lr = size, lr
+        task = resolve_task(row.task)
+        lo, hi = proto.train_lengths
+        training = TrainingConfig(steps=bud.steps, batch_size=proto.batch_size or 64, lr=lr,
+                                  warmup=min(100, bud.steps // 10), eval_every=bud.eval_every,
+                                  eval_count=bud.eval_count, target=proto.fit_accuracy,
+                                  final_eval_count=bud.final_eval_count, schedule="linear")
+        specs = []
+        for seed in seed_list:
+            specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task,
+                                 train_max_len=hi, eval_bins=tuple(proto.eval_bins),
+                                 size=size, encoding=row.encoding, training=training,
+                                 seed=int(seed), objective=planned.objective))
+        planned.specs = tuple(specs)
+        if lo > 1:
+            planned.notes.append(f"training lengths 1..{hi} (the protocol's are {lo}..{hi}: "
+                                 f"the harness trains every length up to the longest)")
+    return out
+
+
+def run(planned: Sequence[PlannedRow], db: str = DEFAULT_DB, executor: str = "auto",
+        workers: int | None = None, progress: bool = True, device: str = "cpu",
+        address: str | None = None) -> dict:
+    """Train every planned run not already done in ``db`` (the sweep's summary)."""
+    specs = [s for p in planned for s in p.specs]
+    if not specs:
+        return {"total": 0, "ran": 0, "done": 0, "failed": 0, "failures": [], "wall_s": 0.0}
+    return run_sweep(LENGTH_GENERALIZATION, specs=specs, db=db, executor=executor,
+                     workers=workers, progress=progress, device=device, address=address)
+
+
+def collect(planned: Sequence[PlannedRow], db: str = DEFAULT_DB) -> list[list[dict]]:
+    """Per planned row, its runs in seed order: ``{"seed", "status", "metrics", "error"}``
+    (status "missing" for a run not in the store)."""
+    store = ResultsStore(db)
+    try:
+        keys = [s.key for p in planned for s in p.specs]
+        status = store.status_of(keys)
+        records = {r.key: r for r in store.records(line=LENGTH_GENERALIZATION)
+                   if r.key in status}
+    finally:
+        store.close()
+    out = []
+    for p in planned:
+        runs = []
+        for spec in p.specs:
+            rec = records.get(spec.key)
+            runs.append({"seed": spec.seed, "status": rec.status if rec else "missing",
+                         "metrics": rec.metrics if rec else {},
+                         "error": rec.error if rec else None})
+        out.append(runs)
+    return out
+
