@@ -231,6 +231,8 @@ OUTPUTS = {
                              ["index.html", "predictions-evidence.json", "agreement.csv"]),
     (("byo",), "--out"): ([BYO_TASK, "--no-train"], [BYO_TASK],
                           ["first_eq_last.md", "first_eq_last.html"]),
+    (("reproduce",), "--out"): (["huang2025", "--db", "{store}"], ["{store}"],
+                                ["huang2025.md", "huang2025.json"]),
 }
 #: Commands whose output is itself a checkpoint: a newer model may replace an older one.
 WRITES_CHECKPOINT = {("crasp", "compile"), ("construct",)}

@@ -12,6 +12,7 @@ import pytest
 from theorybench import tasks
 from theorybench.cli.main import main
 from theorybench.experiments import reproduce as rep
+from theorybench.experiments.data import sizes_in_range
 from theorybench.experiments.protocols import get_protocol
 from theorybench.experiments.published import (LANGUAGE, PAPERS, language_file,
                                                published_rows)
@@ -100,6 +101,8 @@ def test_plan_runs_or_explains_every_row(paper):
             assert all(s.objective == ("next_symbol" if p.row.kind == LANGUAGE
                                        else "membership") for s in p.specs)
             assert all(tuple(s.eval_bins) == proto.eval_bins for s in p.specs)
+            for s in p.specs:  # the spec names a task the trainer can build at every length
+                assert sizes_in_range(s.task, s.param_dict, 1, s.train_max_len), p.row.row_id
     keys = Counter(s.key for p in planned for s in p.specs)
     assert max(keys.values()) == 1
 
@@ -113,6 +116,8 @@ def test_huang_plan_runs_dyck_and_parity_under_both_encodings():
     paper = {p.row.row_id: p for p in rep.plan("huang2025", "paper")}
     assert paper["parity / nope"].size == "4l2h256w" and paper["parity / nope"].lr == 1e-4
     assert planned["parity / nope"].size != "4l2h256w" and planned["parity / nope"].notes
+    dyck = planned["dyck1 / nope"].specs[0]
+    assert (dyck.task, dyck.param_dict) == ("dyck", {"k": 1})
 
 
 def _runs(bins_per_seed, train):

@@ -13,7 +13,8 @@ from ..experiments import reproduce as rep
 from ..experiments.protocols import get_protocol
 from ..experiments.published import PAPERS
 from ..matrix import reproduction
-from .common import parse_seed, path_arg, print_json
+from ..safe_io import STORE, TEXT, check_output
+from .common import add_force, parse_seed, path_arg, print_json
 
 DEFAULT_OUT = "docs/reproductions"
 
@@ -44,7 +45,23 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="list the rows, their runs and the rows not run, and stop")
     p.add_argument("--format", choices=("text", "json"), default="text")
+    add_force(p, "PAPER.md and PAPER.json in --out")
     p.set_defaults(func=cmd_reproduce)
+
+
+def _check_outputs(args, name: str, db: str) -> None:
+    """Refuse, before any training, an --out that would replace the task file, the store
+    or a file of another kind (see :mod:`..safe_io`)."""
+    out = os.fspath(args.out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise ConfigError(f"--out {out} is a file; give a folder for {name}.md and "
+                          f"{name}.json")
+    inputs = [("--task", args.task), ("--db", db)]
+    if os.path.isdir(out):
+        for suffix in (".md", ".json"):
+            check_output(os.path.join(out, name + suffix), inputs, args.force, TEXT,
+                         what="--out")
+    check_output(db, [("--task", args.task)], args.force, STORE, what="--db")
 
 
 def cmd_reproduce(args) -> int:
@@ -58,11 +75,12 @@ def cmd_reproduce(args) -> int:
         raise ConfigError("--protocol goes with --task; a paper is run under its own protocol")
     paper = args.paper or (args.protocol or "huang2025")
     protocol = get_protocol(paper)
-    planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
-                       seeds=args.seeds)
     name = paper if args.task is None else \
         f"{paper}-{os.path.splitext(os.path.basename(args.task))[0]}"
     db = args.db or f"reproduce-{name}.sqlite"
+    _check_outputs(args, name, db)  # before the task file is even loaded
+    planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
+                       seeds=args.seeds)
     runs = sum(len(p.specs) for p in planned)
     if args.dry_run:
         rows = [{"row": p.row.row_id, "runs": len(p.specs), "model": p.size or None,

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from .. import tasks
+from ..tasks.spec import parse_task
 from ..errors import ConfigError, TaskParameterError
 from .data import MEMBERSHIP, NEXT_SYMBOL
 from .lines import LENGTH_GENERALIZATION
@@ -99,17 +100,19 @@ def get_budget(name: str) -> Budget:
     return BUDGETS[name]
 
 
-def resolve_task(ref: str) -> str:
-    """A row's task as the sweep names it: ``@name`` loads the shipped language file,
-    a path loads a task file, a family reference stays as it is."""
+def resolve_task(ref: str) -> tuple[str, tuple]:
+    """A row's task as a run spec names it, ``(family, sorted parameter pairs)``: ``@name``
+    loads the shipped language file, a path loads a task file, a family reference
+    (``dyck:k=1``) is parsed into its family and parameters."""
     try:
         if ref.startswith("@"):
-            return tasks.registry.load_task_file(language_file(ref[1:])).name
+            return tasks.registry.load_task_file(language_file(ref[1:])).name, ()
         if tasks.split_file_ref(ref):
-            return tasks.registry.load_task_file(ref).name
+            return tasks.registry.load_task_file(ref).name, ()
+        family, params = parse_task(ref)
     except TaskParameterError as exc:
         raise ConfigError(str(exc)) from None
-    return ref
+    return family, tuple(sorted(params.items()))
 
 
 def user_rows(task_file: str, protocol: Protocol) -> list[PublishedRow]:
@@ -150,7 +153,7 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                 f"lengths on a CPU (the authors ran up to 30,000); --budget paper uses it")
             size, lr = bud.language_size, proto.learning_rates[0]
             planned.size, planned.lr = size, lr
-        task = resolve_task(row.task)
+        task, params = resolve_task(row.task)
         lo, hi = proto.train_lengths
         training = TrainingConfig(steps=bud.steps, batch_size=proto.batch_size or 64, lr=lr,
                                   warmup=min(100, bud.steps // 10), eval_every=bud.eval_every,
@@ -158,7 +161,7 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                   final_eval_count=bud.final_eval_count, schedule="linear")
         specs = []
         for seed in seed_list:
-            specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task,
+            specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task, params=params,
                                  train_max_len=hi, eval_bins=tuple(proto.eval_bins),
                                  size=size, encoding=row.encoding, training=training,
                                  seed=int(seed), objective=planned.objective))
