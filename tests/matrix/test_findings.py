@@ -146,3 +146,29 @@ def test_llm_versus_trained_finding_reads_intervals():
     out = _outcomes(trained + flat)["LLMs"]
     assert out["outcome"] in (PARTLY, NOT_REPRODUCED) and "no clear drop" in out["measured"]
     assert _outcomes(trained)["LLMs"]["outcome"] == NOT_TESTED
+
+
+def test_next_symbol_runs_decide_the_dyck_finding_and_membership_stays_beside():
+    nxt = dyck1("nope", GOOD)
+    nxt.spec["objective"] = "next_symbol"
+    records = [nxt, dyck1("nope", BAD)]
+    cells = empirical_cells(records)
+    configs = set(cells["length_generalization"]["dyck:k=1"].by_config)
+    assert configs == {"small/nope next-symbol", "small/nope"}  # labelled, both kept
+    out = _outcomes(records)
+    assert out["NoPE"]["outcome"] == REPRODUCED
+    assert "not read (membership label" in out["NoPE"]["measured"]
+    nxt.spec["model"]["encoding"] = "rope"  # no NoPE next-symbol run: membership decides
+    assert _outcomes(records)["NoPE"]["outcome"] == NOT_REPRODUCED
+
+
+def test_khop_length_figure_draws_three_encodings(tmp_path):
+    from theorybench.matrix import plots
+    records = [lg("khop", e, GOOD if e == "rope" else BAD) for e in
+               ("learned_offsets", "nope", "rope", "alibi")]
+    cells = empirical_cells(records)["length_generalization"]
+    path = plots.length_curves(tmp_path / "k.png", cells, "khop",
+                               ("learned_offsets", "nope", "rope"), 0.9)
+    assert path.read_bytes()[:4] == b"\x89PNG"
+    empty = plots.length_curves(tmp_path / "e.png", cells, "parity", ("nope",), 0.9)
+    assert empty.read_bytes()[:4] == b"\x89PNG"   # a placeholder saying why

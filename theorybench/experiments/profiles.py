@@ -107,6 +107,7 @@ from typing import Sequence
 
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
+from .data import NEXT_SYMBOL
 from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
 from .llm.evaluate import LLMSpec
 from .llm.prompts import load_prompts
@@ -140,6 +141,10 @@ class Profile:
     lg_seeds: tuple | None = None      # length-generalization seeds (None: ``seeds``)
     # more seeds for the configurations a finding reads: (task, encoding, seeds), every size
     lg_seeded: tuple = ()
+    # next-symbol runs of languages beside the membership grid: (task, encoding, seeds) at
+    # every lg size, trained with lg_next_training (else lg_training)
+    lg_next_symbol: tuple = ()
+    lg_next_training: TrainingConfig | None = None
     train_max_len: int = 32
     eval_bins: tuple = DEFAULT_BINS
     seeds: tuple = (0,)
@@ -339,6 +344,17 @@ def expand(line: str, profile: Profile | str = "smoke", task_names: Sequence[str
                                                  train_max_len=profile.train_max_len,
                                                  eval_bins=profile.eval_bins, size=size,
                                                  encoding=e, training=training, seed=seed))
+        for task, enc, more in profile.lg_next_symbol:
+            if task != label:
+                continue
+            for seed in (seeds if chosen is not None else more):
+                for size in profile.lg_sizes:
+                    specs.append(RunSpec(line, family, items,
+                                         train_max_len=profile.train_max_len,
+                                         eval_bins=profile.eval_bins, size=size, encoding=enc,
+                                         training=profile.lg_next_training
+                                         or profile.lg_training,
+                                         seed=seed, objective=NEXT_SYMBOL))
     return specs
 
 

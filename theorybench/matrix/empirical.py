@@ -33,9 +33,20 @@ from .llm_line import llm_cells
 from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
 
 
+#: The label a configuration trained with the next-symbol objective carries (the papers'
+#: protocol for languages); membership runs keep the bare "size/encoding".
+NEXT_SYMBOL_LABEL = " next-symbol"
+
+
 def config_name(spec: dict[str, Any]) -> str:
     model = spec.get("model", {})
-    return f"{model.get('size', '?')}/{model.get('encoding', '?')}"
+    label = NEXT_SYMBOL_LABEL if spec.get("objective") == "next_symbol" else ""
+    return f"{model.get('size', '?')}/{model.get('encoding', '?')}{label}"
+
+
+def config_encoding(config: str) -> str:
+    """"small/nope next-symbol lr=0.002" -> "nope"."""
+    return config.split("/", 1)[-1].split(" ", 1)[0]
 
 
 def _grid_point(spec: dict[str, Any]) -> str:

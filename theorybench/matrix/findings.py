@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .empirical import EASY, HARD
+from .empirical import EASY, HARD, NEXT_SYMBOL_LABEL, config_encoding
 from .stats import seed_range_margin, wilson_interval
 from .tables import Table
 from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, LLM
@@ -90,9 +90,14 @@ def _length(task: str, encoding: str) -> Callable[[Any], tuple[str, str]]:
         cell = lg.get(task)
         if cell is None:
             return NOT_TESTED, f"no length-generalization runs of {task}"
-        configs = [c for c in cell.by_config if c.endswith("/" + encoding)]
+        configs = [c for c in cell.by_config if config_encoding(c) == encoding]
         if not configs:
             return NOT_TESTED, f"no {encoding} runs of {task}"
+        # a language trained with the next-symbol objective is read the way the papers
+        # read it; the membership runs stay in the evidence, labelled, but do not decide
+        nxt = [c for c in configs if NEXT_SYMBOL_LABEL in c]
+        aside = [c for c in configs if c not in nxt] if nxt else []
+        configs = nxt or configs
         parts, good = [], []
         for c in configs:
             bins = cell.by_config[c]
@@ -102,8 +107,13 @@ def _length(task: str, encoding: str) -> Callable[[Any], tuple[str, str]]:
                 good.append(c)
         out = (REPRODUCED if len(good) == len(configs) else PARTLY if good
                else NOT_REPRODUCED)
+        for c in aside:
+            parts.append(f"beside it, not read (membership label at the last position): "
+                         f"{c}: " + ", ".join(f"{b} {a.mean:.2f}"
+                                              for b, a in cell.by_config[c].items())
+                         + f" ({cell.config_verdicts.get(c)})")
         others = sorted(c for c, v in cell.config_verdicts.items() if v == EASY
-                        and c not in configs)
+                        and c not in configs and c not in aside)
         tail = f"; other configurations that generalize: {', '.join(others) or 'none'}"
         return out, "; ".join(parts) + tail
     return rule

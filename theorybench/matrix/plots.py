@@ -164,6 +164,44 @@ def length_generalization(path: Path, cells: Mapping[str, EmpiricalCell], thresh
     return save_figure(fig, path)
 
 
+def length_curves(path: Path, cells: Mapping[str, EmpiricalCell], task: str,
+                  encodings: Sequence[str], threshold: float) -> Path:
+    """One task's length curves side by side, one line per configuration whose encoding is
+    in ``encodings`` (every size): the mean over seeds per length bin, the band from the
+    worst to the best seed, the number of seeds in the legend."""
+    from .empirical import config_encoding
+    cell = cells.get(task)
+    configs = [c for c in (cell.by_config if cell else {})
+               if config_encoding(c) in encodings and cell.by_config[c]]
+    title = f"{task}: length generalization by positional encoding"
+    if not configs:
+        return _placeholder(path, title, f"no length-generalization runs of {task} with "
+                                         f"{', '.join(encodings)} in the store")
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    labels = list(cell.by_config[configs[0]])
+    for config in sorted(configs, key=lambda c: (encodings.index(config_encoding(c)), c)):
+        bins = cell.by_config[config]
+        xs = [labels.index(b) for b in bins if b in labels]
+        agg = [bins[b] for b in bins if b in labels]
+        seeds = max(a.seeds for a in agg)
+        line, = ax.plot(xs, [a.mean for a in agg], marker="o",
+                        label=f"{config} ({seeds} seed{'s' if seeds != 1 else ''})")
+        ax.fill_between(xs, [min(a.values or (a.mean,)) for a in agg],
+                        [max(a.values or (a.mean,)) for a in agg], alpha=0.15,
+                        color=line.get_color())
+    ax.set_xticks(range(len(labels)), labels)
+    ax.axhline(threshold, color="black", linestyle="--", linewidth=0.8,
+               label=f"threshold {threshold:g}")
+    ax.set_ylim(0, 1.02)
+    trained = f" (trained on lengths <= {cell.train_max_len})" if cell.train_max_len else ""
+    ax.set_xlabel("input-length bin" + trained)
+    ax.set_ylabel("accuracy (mean over seeds; band: worst to best)")
+    ax.legend(fontsize=7)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
 def sample_complexity(path: Path, cells: Mapping[str, EmpiricalCell]) -> Path:
     cells = {t: c for t, c in cells.items() if c.sample_complexity}
     if not cells:

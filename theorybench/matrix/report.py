@@ -35,6 +35,9 @@ from .tables import (LEGEND, Table, agreement_table, empirical_table, prediction
                      prediction_table)
 
 FORMATS = {"md": "md", "csv": "csv", "json": "json", "latex": "tex"}
+#: The encodings of the 1-hop length figure: absolute positions trained with random
+#: offsets, none, and rotary (the study's RoPE finding, against the two it is not about).
+KHOP_ENCODINGS = ("learned_offsets", "nope", "rope")
 
 
 @dataclass
@@ -233,7 +236,8 @@ def _missing(preds, records, emp, tasks, store_name) -> list[str]:
 #: Every table and figure a report may write (which ones depends on the data), by name.
 TABLE_NAMES = ("predictions", "empirical", "agreement", "constructions", "findings",
                "model_sensitivity")
-PLOT_NAMES = ("heatmap", "accuracy_vs_n", "length_generalization", "sample_complexity",
+PLOT_NAMES = ("heatmap", "accuracy_vs_n", "length_generalization", "length_khop",
+              "sample_complexity",
               "llm_accuracy_vs_n", "sharpness_vs_n", "model_sensitivity")
 
 
@@ -298,6 +302,9 @@ def write_report(out: str | Path, report: Report, inputs: Iterable = (),
     files["length_generalization.png"] = plots.length_generalization(
         out / "length_generalization.png", emp.get("length_generalization", {}),
         report.thresholds.length_accuracy)
+    files["length_khop.png"] = plots.length_curves(
+        out / "length_khop.png", emp.get("length_generalization", {}), "khop",
+        KHOP_ENCODINGS, report.thresholds.length_accuracy)
     files["sample_complexity.png"] = plots.sample_complexity(out / "sample_complexity.png", ind)
     files["llm_accuracy_vs_n.png"] = plots.llm_accuracy_vs_n(out / "llm_accuracy_vs_n.png",
                                                              emp.get(LLM, {}))
@@ -432,6 +439,10 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
         "length_generalization.png": "Accuracy per input-length bin, one line per model "
                                      "size/encoding; dashed: the length-generalization "
                                      "threshold.",
+        "length_khop.png": "1-hop induction trained on short inputs and tested on longer "
+                           "ones, under learned absolute positions with random offsets, "
+                           "NoPE and RoPE: the mean over seeds per length bin, the band from "
+                           "the worst to the best seed; dashed: the threshold.",
         "sample_complexity.png": "The smallest fixed training set that reached the target "
                                  "at each n (x: none did).",
         "llm_accuracy_vs_n.png": "Few-shot accuracy of pretrained LLMs (the llm line) at each "
