@@ -30,14 +30,20 @@ def test_quick_length_generalization_grid():
     assert {(s.task, s.params) for s in specs} == {
         ("majority", ()), ("parity", ()), ("index", ()), ("khop", (("k", 1),)),
         ("dyck", (("k", 1),)), ("dyck_bounded", ())}
+    nxt = [s for s in specs if s.objective == "next_symbol"]
+    assert Counter((s.task, s.encoding, s.size) for s in nxt) == {
+        ("dyck", "nope", "small"): 3, ("dyck", "learned_offsets", "small"): 3}
+    specs = [s for s in specs if s.objective == "membership"]
     configs = Counter((s.size, s.encoding) for s in specs if s.seed == 0)
     assert {e for (size, e) in configs if size == "small"} == set(ENCODINGS)
     assert {e for (size, e) in configs if size == "base"} == {"nope", "rope"}
     assert set(configs.values()) == {6} and {s.seed for s in specs} == {0, 1, 2}
     # three seeds exactly for the configurations the findings read (both sizes)
     more = Counter((s.task, s.params, s.encoding) for s in specs if s.seed > 0)
-    assert more == {("dyck", (("k", 1),), "nope"): 4, ("khop", (("k", 1),), "rope"): 4}
-    assert len(specs) == 74
+    assert more == {("dyck", (("k", 1),), "nope"): 4, ("khop", (("k", 1),), "rope"): 4,
+                    ("khop", (("k", 1),), "nope"): 4,
+                    ("khop", (("k", 1),), "learned_offsets"): 2}
+    assert len(specs) == 80 and len(nxt) == 6
     assert {s.training.steps for s in specs if s.size == "base"} == {200}
     assert max(hi for s in specs for _, hi in s.eval_bins) == 256
     assert {s.train_max_len for s in specs} == {32}

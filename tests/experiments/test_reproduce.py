@@ -140,6 +140,11 @@ def test_reading_uses_fitted_seeds_only_and_the_same_rule_for_the_paper():
     assert row["reading"] == "generalizes" and row["agrees"] is False
     row = reproduction.summarize(parity, _runs([(1, 1, 1)], [0.9]), proto)
     assert row["reading"] == "does not generalize" and "no seed fitted" in row["basis"]
+    assert row["agrees"] and row["by_rule"]   # agrees, but measured nothing: marked
+    table = reproduction.build("huang2025", proto, "smoke", [parity], [_runs([(1, 1, 1)],
+                                                                              [0.9])])
+    assert (table["agree"], table["compared_measured"]) == (1, 0)
+    assert "*by rule*" in reproduction.markdown(table)
     lo, hi = row["ours"]["mean_all_seeds"][0], 1
     assert lo == hi
     # the Wilson interval covers the mean and is inside [0, 1]
@@ -148,6 +153,20 @@ def test_reading_uses_fitted_seeds_only_and_the_same_rule_for_the_paper():
     assert 0 <= a < 0.65 < b <= 1 and row["ours"]["seed_range"][2] == [0.6, 0.7]
     skipped = next(p for p in planned.values() if p.skipped)
     assert reproduction.summarize(skipped, [], proto)["status"] == "not run"
+
+
+def test_a_disagreement_is_explained_with_each_fitted_seed():
+    proto = get_protocol("huang2025")
+    dyck = {p.row.row_id: p for p in rep.plan("huang2025", "smoke")}["dyck1 / nope"]
+    runs = _runs([(1, 1, 1), (1, 0.6, 0.0), (1, 1, 1)], [1.0, 1.0, 0.9])
+    row = reproduction.summarize(dyck, runs, proto)
+    assert row["published_reading"] == "generalizes" and row["agrees"] is False
+    text = reproduction.explain(row)
+    # the unfitted seed 2 is not among the fitted ones; the split is named with figures
+    assert "1 of 2 generalize" in text and "seed 1: 100.0 / 60.0 / 0.0" in text
+    assert "seed 2" not in text
+    md = reproduction.markdown(reproduction.build("huang2025", proto, "smoke", [dyck], [runs]))
+    assert "## Disagreements" in md and "1 of 2 generalize" in md
 
 
 def test_reproduce_a_language_file_of_ones_own(tmp_path, capsys):

@@ -183,8 +183,11 @@ def run(planned: Sequence[PlannedRow], db: str = DEFAULT_DB, executor: str = "au
     specs = [s for p in planned for s in p.specs]
     if not specs:
         return {"total": 0, "ran": 0, "done": 0, "failed": 0, "failures": [], "wall_s": 0.0}
+    # the smoke profile only lends its settings (one torch thread per run); the grid and
+    # the progress label are the reproduction's
     return run_sweep(LENGTH_GENERALIZATION, specs=specs, db=db, executor=executor,
-                     workers=workers, progress=progress, device=device, address=address)
+                     workers=workers, progress=progress, device=device, address=address,
+                     label="reproduce")
 
 
 def collect(planned: Sequence[PlannedRow], db: str = DEFAULT_DB) -> list[list[dict]]:

@@ -130,7 +130,7 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
               checkpoint_dir: str | None = None, threads: int | None = None,
               specs=None, lease_timeout: float = LEASE_TIMEOUT_S,
               heartbeat_s: float = HEARTBEAT_S, models: str | None = None,
-              model_names: Sequence[str] | None = None) -> dict:
+              model_names: Sequence[str] | None = None, label: str | None = None) -> dict:
     """Run the sweep; returns a summary: ``{"line", "profile", "db", "executor", "worker",
     "total", "skipped_done", "skipped_failed", "ran", "done", "failed", "by_others" (runs of
     the grid other workers finished meanwhile), "failures" ([{key, run, error}]),
@@ -212,7 +212,8 @@ def run_sweep(line: str, tasks: Sequence[str] | None = None, profile: str = "smo
                       file=sys.stderr, flush=True)
 
         if progress:
-            print(f"{line} ({profile}): {len(specs)} runs, {skipped_done} already done, "
+            print(f"{line} ({label or profile}): {len(specs)} runs, {skipped_done} already "
+                  f"done, "
                   f"{len(keys)} to run on {executor}"
                   + (f" ({workers} workers x {threads or 'default'} thread(s))"
                      if workers > 1 else ""), file=sys.stderr, flush=True)

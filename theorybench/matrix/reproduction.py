@@ -45,6 +45,7 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
            "published_bins": list(row.bins) if row.bins is not None else None,
            "published_words": row.reading, "notes": list(row.notes) + list(planned.notes)}
     threshold = protocol.length_accuracy
+    out["threshold"], out["fit_accuracy"] = threshold, protocol.fit_accuracy
     out["published_reading"] = (read_bins(row.bins, threshold) if row.bins is not None
                                 else row.reading)
     if planned.skipped:
@@ -93,8 +94,11 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
             str(r["error"]).splitlines()[0] for r in failed if r["error"]))
     agrees = None if reading is None or out["published_reading"] is None \
         else reading == out["published_reading"]
+    # a row read "does not generalize" because nothing fitted agrees with a paper's
+    # failure by the rule alone: it never measured length generalization
+    by_rule = bool(done) and not fitted
     out.update(status="run" if done else "pending", ours=ours, reading=reading, basis=basis,
-               agrees=agrees)
+               agrees=agrees, by_rule=by_rule)
     return out
 
 
@@ -103,11 +107,14 @@ def build(paper: str, protocol: Protocol, budget: str, planned: Sequence[Planned
     rows = [summarize(p, r, protocol) for p, r in zip(planned, runs)]
     compared = [r for r in rows if r["agrees"] is not None]
     agree = sum(1 for r in compared if r["agrees"])
+    measured = [r for r in compared if not r.get("by_rule")]
     return {"paper": paper, "protocol": protocol.name, "citation": protocol.citation,
             "budget": budget, "threshold": protocol.length_accuracy,
             "fit_accuracy": protocol.fit_accuracy,
             "rows": rows, "compared": len(compared), "agree": agree,
             "agreement": round(agree / len(compared), 4) if compared else None,
+            "compared_measured": len(measured),
+            "agree_measured": sum(1 for r in measured if r["agrees"]),
             "not_run": sum(1 for r in rows if r["status"] == "not run"),
             **(extra or {})}
 
@@ -133,6 +140,12 @@ def markdown(table: dict) -> str:
         lines += [f"**Agreement with the published reading: {table['agree']} of "
                   f"{table['compared']} rows run ({100 * table['agreement']:.0f} %).** "
                   f"{table['not_run']} row(s) not run (listed below with the reason).", ""]
+        by_rule = table["compared"] - table.get("compared_measured", table["compared"])
+        if by_rule:
+            lines += [f"Of those, {by_rule} row(s) are read by the rule alone: no seed "
+                      f"fitted the training lengths, so the row says nothing about length "
+                      f"generalization (marked *by rule*). On the rows where a seed fitted: "
+                      f"{table['agree_measured']} of {table['compared_measured']} agree.", ""]
     if table.get("wall_s") is not None:
         lines += [f"Wall time of the training: {table['wall_s']:.0f} s "
                   f"({table.get('command', '')}; {table.get('machine', '')}).", ""]
@@ -154,7 +167,8 @@ def markdown(table: dict) -> str:
             f"{o.get('fitted', 0)} / {o.get('seeds', 0)} | "
             f"{', '.join(str(s) for s in o.get('steps', []))} | "
             f"{r['published_reading'] or '-'} | {r['reading'] or '-'} | "
-            f"{'-' if r['agrees'] is None else ('yes' if r['agrees'] else '**no**')} |")
+            f"{'-' if r['agrees'] is None else ('yes' if r['agrees'] else '**no**')}"
+            f"{' (*by rule*)' if r.get('by_rule') and r['agrees'] is not None else ''} |")
     dis = [r for r in table["rows"] if r["agrees"] is False]
     if dis:
         lines += ["", "## Disagreements", ""]
@@ -186,13 +200,27 @@ def explain(row: dict) -> str:
         return (f"No seed fitted the training lengths within the budget (steps {o.get('steps')}, stop reasons "
                 f"{o.get('stop_reasons')}): the budget, not the paper's protocol, decided it.")
     mean = o.get("mean") or []
+    labels = o.get("bins") or []
+    fitted = {seed: bins for seed, bins, acc in zip(
+        o.get("per_seed", {}), o.get("per_seed", {}).values(), o.get("train_accuracy", []))
+        if (acc or 0) >= row.get("fit_accuracy", 1.0) - 1e-12}
+    each = "; ".join(f"seed {seed}: " + " / ".join(_pct(bins.get(b)) for b in labels)
+                     for seed, bins in fitted.items())
+    passing = [seed for seed, bins in fitted.items()
+               if read_bins([bins.get(b) for b in labels], row["threshold"]) == GENERALIZES]
+    split = (f" The fitted seeds split: {len(passing)} of {len(fitted)} generalize "
+             f"({each}), so the reading rests on which seeds were drawn; the paper's mean "
+             f"is over up to 7 seeds." if passing and len(passing) < len(fitted)
+             else f" Per fitted seed: {each}." if each else "")
     if row["reading"] == "does not generalize" and row["published_reading"] == "generalizes":
         worst = min((m for m in mean[1:] if m is not None), default=None)
-        return (f"Our fitted seeds fall to {_pct(worst)} % in the longest bins: fewer steps "
-                f"and seeds than the paper's (it trained up to 30,000 steps with its swept "
-                f"architecture), so the fitted solution may not be the length-robust one.")
-    return ("Our fitted seeds stay above the bar where the paper's fall: the paper's "
-            "architecture and training budget differ from ours.")
+        return (f"Our fitted mean falls to {_pct(worst)} % beyond the training lengths." + split
+                + f" Our budget is smaller than the paper's (at most "
+                  f"{max((x for x in o.get('steps', []) if x), default=0):,} steps against up "
+                  f"to 30,000 with the swept architecture), so a fitted solution need not be "
+                  f"the length-robust one the paper's runs found.")
+    return ("Our fitted seeds stay above the bar where the paper's fall." + split
+            + " The paper's architecture and training budget differ from ours.")
 
 
 def write(table: dict, out_dir: str | Path) -> tuple[Path, Path]:
