@@ -1,6 +1,7 @@
 """The next-symbol objective: batches of members with their sets, the per-symbol loss, the
 per-string accuracy, and a REGEX task file the code has never seen trained under it."""
 
+import functools
 import itertools
 import re
 
@@ -17,11 +18,18 @@ from theorybench.experiments.spec import RunSpec
 from theorybench.experiments.trainer import TrainingConfig, loss_fn
 
 
+@functools.lru_cache(maxsize=None)
+def regex_members(regex: str, letters: str, lengths: range) -> frozenset[str]:
+    """Every member of ``regex`` at ``lengths``, by Python's own regex engine over every
+    word (independent of the automata code); enumerated once per language."""
+    return frozenset("".join(w) for m in lengths for w in itertools.product(letters, repeat=m)
+                     if re.fullmatch(regex, "".join(w)))
+
+
 def regex_sets(regex: str, letters: str, word: str, lengths: range) -> list[set[str]]:
-    """The allowed symbols after each prefix of ``word``, from Python's own regex engine
-    over every extension up to the longest length (independent of the automata code)."""
-    members = {"".join(w) for m in lengths for w in itertools.product(letters, repeat=m)
-               if re.fullmatch(regex, "".join(w))}
+    """The allowed symbols after each prefix of ``word``: the next letters of the members
+    that extend it, and the end when it is a member itself."""
+    members = regex_members(regex, letters, lengths)
     out = []
     for t in range(len(word) + 1):
         p = word[:t]
