@@ -18,8 +18,12 @@ def test_majority_construction_is_a_fixed_count_comparison_proved_for_all_n():
     assert ev["fixed_weights"] and ev["uniform_only"] and not ev["uses_positions"]
     p = CRASPTheory().softmax_construction("majority", Context())
     assert isinstance(p, Prediction)
-    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN)
-    assert "fixed C-RASP program" in p.explanation and p.evidence["proof"]
+    # z3 proves the weights against the construction's count specification for every n;
+    # the specification is the task only as far as the per-n checks went: verified
+    assert (p.verdict, p.basis, p.status) == (Verdict.EASY, Basis.CONSTRUCTION,
+                                              Status.VERIFIED)
+    assert "fixed C-RASP program" in p.explanation and p.evidence["all_n_part"]
+    assert p.evidence["verified_up_to"] == max(ev["ns"])
 
 
 def test_a_growing_temperature_construction_is_no_crasp_evidence():

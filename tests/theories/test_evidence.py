@@ -33,9 +33,12 @@ def test_communication_bound_uses_the_sequence_length():
     rows = p.evidence["max_rows"]
     assert all(abs(bound[n] - round(log2(r) / log2(L + 1), 3)) < 1e-9
                for n, r, L in zip(ns, rows, lengths))
-    # Index: exactly 2^n rows at its split, a closed form for every n -> proven
+    # Index: exactly 2^n rows at its split, a closed form for every n once the task is
+    # Index - an identity checked at the measured n only -> verified to the largest
     p = theory("crasp").predict("index")
-    assert p.status == Status.PROVEN and "2^n" in p.evidence["proof"]
+    assert p.status == Status.VERIFIED and "2^n" in p.evidence["closed_form"]
+    assert p.evidence["identity"]["all_n"] is False
+    assert p.evidence["verified_up_to"] == p.evidence["identity"]["checked_up_to"]
     assert p.evidence["max_rows"] == [2 ** n for n in p.evidence["ns"]]
 
 
@@ -149,7 +152,14 @@ def test_status_problem_rejects_unjustified_statuses():
     from theorybench.theories.base import status_problem
     mk = lambda st, ev: Prediction("t", "parity", Verdict.HARD, Basis.LOWER_BOUND, st, ev, "")
     assert status_problem(mk(Status.PROVEN, {})) is not None
-    assert status_problem(mk(Status.PROVEN, {"proof": "z3 induction"})) is None
+    # proven needs the task identified with the argument's object for every n
+    assert status_problem(mk(Status.PROVEN, {"proof": "z3 induction"})) is not None
+    finite = {"object": "a machine", "all_n": False, "checked_up_to": 12, "how": "checked"}
+    assert status_problem(mk(Status.PROVEN, {"proof": "z3 induction",
+                                             "identity": finite})) is not None
+    exact = {"object": "the task's automaton", "all_n": True, "how": "its definition"}
+    assert status_problem(mk(Status.PROVEN, {"proof": "z3 induction",
+                                             "identity": exact})) is None
     assert status_problem(mk(Status.VERIFIED, {"verified_up_to": "12"})) is not None
     assert status_problem(mk(Status.VERIFIED, {"verified_up_to": 12})) is None
     assert status_problem(mk(Status.EXTRAPOLATED, {"values": [1, 2]})) is not None

@@ -90,11 +90,14 @@ def test_hard_transfers_down_and_keeps_its_condition():
 
 
 def test_status_is_the_weaker_of_the_cell_and_the_edges():
-    proven = cell("ac0", Verdict.HARD, Status.PROVEN, proof="closed form for every m")
+    ident = {"object": "the task's automaton", "all_n": True, "how": "its definition"}
+    proven = cell("ac0", Verdict.HARD, Status.PROVEN, proof="closed form for every m",
+                  identity=ident)
     out = lattice.apply(row(ac0=proven))
     p = out["star_free_pos"]
     assert p.status == Status.PROVEN and "closed form for every m" in p.evidence["proof"]
-    assert "star_free_pos ⊆ ac0" in p.evidence["proof"]
+    assert "star_free_pos ⊆ ac0" in p.evidence["proof"] and p.evidence["identity"] == ident
+    assert status_problem(p) is None
     # the same source through an edge cited without a number or an argument: cited
     cited_edges = [Edge("star_free_pos", "ac0", "claimed", "a paper", False, "")]
     p = lattice.apply(row(ac0=proven), edges=cited_edges)["star_free_pos"]

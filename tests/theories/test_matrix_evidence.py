@@ -19,7 +19,22 @@ def test_every_status_is_justified_by_its_evidence(matrix):
     assert not bad, bad
     # the vocabulary is used: a finite check is not proof, a fit not a check
     used = {p.status for p in matrix}
-    assert {Status.PROVEN, Status.VERIFIED, Status.EXTRAPOLATED, Status.CONDITIONAL} <= used
+    assert {Status.VERIFIED, Status.EXTRAPOLATED, Status.CONDITIONAL} <= used
+    # one status policy: a proven cell shows the task to be its argument's object for
+    # every n; the cells whose induction or closed form holds for every n but whose
+    # identity with the task was checked at finitely many n are verified to that n
+    for p in matrix:
+        ident = p.evidence.get("identity") if isinstance(p.evidence, dict) else None
+        if p.status == Status.PROVEN:
+            assert ident and ident["all_n"] is True, (p.theory, p.task)
+        elif ident and ident.get("all_n") is False:
+            assert p.status == Status.VERIFIED
+            assert p.evidence["verified_up_to"] >= ident["checked_up_to"], (p.theory, p.task)
+    by = {(p.theory, p.task): p for p in matrix}
+    for task in ("majority", "all", "any"):
+        cell = by[("crasp", task)]
+        assert cell.status == Status.VERIFIED and "all_n_part" in cell.evidence, task
+    assert by[("crasp", "index")].status == Status.VERIFIED
 
 
 def test_no_rule_failed_in_the_full_matrix(matrix):

@@ -151,6 +151,23 @@ _BHATTAMISHRA = {
 }
 
 
+#: Where the toolkit's run of a row differs from the authors' data, as far as their files
+#: show it (stated in the row's notes; the reading does not depend on them).
+_UNIFORM_DYCK = ("ours are drawn uniformly from the Dyck-1 words of each length (a depth "
+                 "walk), online, every length of the range equally often")
+_PROTOCOL_NOTES = {
+    ("huang2025", "dyck1"): (
+        "the authors' repository (commit b39b743) has no Dyck-1 generator (its "
+        "formal_lang_suite configurations are the regular languages), so how their Dyck-1 "
+        "strings were drawn is not known here; " + _UNIFORM_DYCK,),
+    ("bhattamishra2020", "Dyck-1"): (
+        "the authors draw Dyck-1 strings from a grammar, S -> ( S ) with p = 0.5, S S with "
+        "q = 0.25, else empty, rejecting those over the length window "
+        "(src/utils/dyck_generator.py, src/args.py), 10,000 fixed training strings and 500 "
+        "per test bin; " + _UNIFORM_DYCK + ": the length and depth distributions differ",),
+}
+
+
 def _huang_rows() -> list[PublishedRow]:
     rows = []
     for name, (task, kind, unavailable, by_encoding) in _HUANG.items():
@@ -158,7 +175,7 @@ def _huang_rows() -> list[PublishedRow]:
             rows.append(PublishedRow(
                 paper="huang2025", name=name, task=task or "", kind=kind, encoding=encoding,
                 bins=tuple(b / 100 for b in bins), source=HUANG_SOURCE,
-                unavailable=unavailable))
+                unavailable=unavailable, notes=_PROTOCOL_NOTES.get(("huang2025", name), ())))
     return rows
 
 
@@ -169,7 +186,8 @@ def _bhattamishra_rows() -> list[PublishedRow]:
             rows.append(PublishedRow(
                 paper="bhattamishra2020", name=name, task=task, kind=LANGUAGE,
                 encoding=encoding, bins=None, reading=reading, source=BHATTAMISHRA_SOURCE,
-                notes=(f"the authors: {words}",)))
+                notes=(f"the authors: {words}",)
+                + _PROTOCOL_NOTES.get(("bhattamishra2020", name), ())))
     return rows
 
 

@@ -286,9 +286,12 @@ def _status_evidence(src: Prediction, path: tuple[Edge, ...]) -> tuple[Status, d
     sev = to_jsonable(src.evidence or {})
     st = max([src.status, *(e.status for e in path)], key=_rank)
     if st == Status.PROVEN:
+        if not (sev.get("identity") or {}).get("all_n"):
+            return None   # the source is not proven under the one status policy
         return st, {"proof": (" ; ".join(f"{e.name}: {e.proof or e.theorem}" for e in path)
                               + f" ; and {src.theory} on {src.task} is {src.verdict.value} for "
-                              f"all n: {sev.get('proof', '')}")}
+                              f"all n: {sev.get('proof', '')}"),
+                    "identity": sev["identity"]}
     if st == Status.VERIFIED:
         n = sev.get("verified_up_to")
         if not isinstance(n, int) or isinstance(n, bool):

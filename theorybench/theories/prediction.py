@@ -83,7 +83,9 @@ def at_least(status: "Status | str", minimum: "Status | str") -> bool:
 def status_problem(p: "Prediction") -> str | None:
     """Why a cell's status is not justified by its evidence, or None.
 
-    proven: names its proof object or checked premise (``evidence["proof"]``); verified:
+    proven: names its proof object or checked premise (``evidence["proof"]``) and shows
+    the task to be that object for every n (``evidence["identity"]``: ``{"object",
+    "all_n": True, "how"}``; identified only up to a finite n, a cell is verified); verified:
     names N (``verified_up_to``, an int); extrapolated: carries a growth fit (a dict with
     kind/formula/candidates, or ``fit``); conditional: names its open separation
     (``condition``); cited: says why no premise was checked (``why_cited``).
@@ -95,8 +97,13 @@ def status_problem(p: "Prediction") -> str | None:
     if st == Status.NONE:
         return "a decided cell without a status"
     if st == Status.PROVEN:
-        return None if isinstance(ev.get("proof"), str) and ev["proof"] else \
-            "proven without evidence['proof'] naming the proof object or checked premise"
+        if not (isinstance(ev.get("proof"), str) and ev["proof"]):
+            return "proven without evidence['proof'] naming the proof object or checked premise"
+        ident = ev.get("identity")
+        if not (isinstance(ident, dict) and ident.get("all_n") is True and ident.get("how")):
+            return ("proven without evidence['identity'] showing, for every n, that the task "
+                    "is the argument's object (a finite identity makes it verified <= N)")
+        return None
     if st == Status.VERIFIED:
         n = ev.get("verified_up_to")
         return None if isinstance(n, int) and not isinstance(n, bool) and n > 0 else \

@@ -428,6 +428,8 @@ def bapo_automaton_rule(theory: Theory, family: str, ctx: Context, ns: list[int]
                        "state after the whole input, so h returns the automaton's output, "
                        "which is the task's label (the task is defined by this automaton); "
                        f"a = ceil(log2 {dfa.size}) = {proto.a} bits at every n")
+        ev["identity"] = {"object": "the task's automaton", "all_n": True,
+                          "how": "the task is defined by this automaton (its own, exact)"}
         return theory.prediction(family, Verdict.EASY, Basis.CONSTRUCTION, Status.PROVEN,
                                  ev, expl + "; correct at every n by construction")
     ev["verified_up_to"] = int(max(rows))
