@@ -24,8 +24,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .empirical import EASY, HARD, NEXT_SYMBOL_LABEL, config_encoding
-from .stats import seed_range_margin, wilson_interval
+from .empirical import (EASY, HARD, INCONCLUSIVE, INSUFFICIENT, NEXT_SYMBOL_LABEL,
+                        config_encoding)
+from .stats import stratified_gap_test, wilson_interval
 from .tables import Table
 from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, LLM
 
@@ -49,39 +50,57 @@ def _learned(emp) -> tuple[str, str]:
     return out, "; ".join(parts)
 
 
+#: The smallest mean accuracy gap a "harder" finding counts (accuracy points, averaged
+#: over the common n), and the level of its permutation test across seeds.
+MIN_EFFECT, ALPHA = 0.02, 0.05
+
+
 def _hops(emp) -> tuple[str, str]:
-    """k-hop is harder than 1-hop at an n when the seed ranges do not overlap (every k-hop
-    seed below every 1-hop seed: :func:`.stats.seed_range_margin` > 0), and never easier
-    (no n where every k-hop seed is above every 1-hop seed). A difference of means alone
-    would pass on seed noise, so one seed per point is "not tested"."""
+    """k-hop is harder than 1-hop when, over the n both were trained at, the mean accuracy
+    gap is at least MIN_EFFECT and a one-sided permutation test across seeds (labels
+    shuffled within each n, :func:`.stats.stratified_gap_test`) gives p < ALPHA. Only
+    decided cells are read: an inconclusive or under-seeded k-hop cell is shown and left
+    out, and a finding with no decided k is not tested."""
+    import numpy as np
     ind = emp.get(IN_DISTRIBUTION, {})
     names = {1: "khop", 2: "khop:k=2", 3: "khop:k=3"}
     missing = [v for v in names.values() if v not in ind]
     if missing:
         return NOT_TESTED, f"no in-distribution runs of {', '.join(missing)}"
+    if ind[names[1]].verdict in (INCONCLUSIVE, INSUFFICIENT):
+        return NOT_TESTED, f"1-hop is {ind[names[1]].verdict} ({ind[names[1]].note})"
     base = ind[names[1]].by_n
     verdicts, parts = [], []
     for k in (2, 3):
-        cell = ind[names[k]].by_n
+        c = ind[names[k]]
+        cell = c.by_n
         common = sorted(set(cell) & set(base))
-        if not common:
-            return NOT_TESTED, f"{names[k]} and khop share no n"
-        margins = {n: seed_range_margin(cell[n].values, base[n].values) for n in common}
-        if any(m is None for m in margins.values()):
-            return NOT_TESTED, ("an interval over seeds needs >= 2 seeds at every n of khop "
-                                "and its k = 2, 3 variants")
-        # the reverse margin: every k-hop seed above every 1-hop seed
-        reverse = {n: seed_range_margin(base[n].values, cell[n].values) for n in common}
-        harder = [n for n in common if margins[n] > 0]
-        easier = [n for n in common if reverse[n] > 0]
-        verdicts.append(bool(harder) and not easier)
-        parts.append(f"k={k}: " + ", ".join(
+        shown = ", ".join(
             f"n={n} {cell[n].mean:.3f} [{min(cell[n].values):.3f}, {max(cell[n].values):.3f}]"
             f" vs {base[n].mean:.3f} [{min(base[n].values):.3f}, {max(base[n].values):.3f}]"
-            f" (margin {margins[n]:+.3f})" for n in common))
-    out = REPRODUCED if all(verdicts) else PARTLY if any(verdicts) else NOT_REPRODUCED
-    return out, ("mean accuracy [seed range], k-hop vs 1-hop; harder at n where the ranges "
-                 "do not overlap (margin > 0): " + "; ".join(parts))
+            for n in common)
+        if c.verdict in (INCONCLUSIVE, INSUFFICIENT):
+            parts.append(f"k={k} left out, its cell is {c.verdict} ({c.note}): {shown}")
+            continue
+        if not common or any(len(cell[n].values) < 2 or len(base[n].values) < 2
+                             for n in common):
+            parts.append(f"k={k} left out: a test across seeds needs >= 2 seeds at every "
+                         f"common n: {shown or 'no common n'}")
+            continue
+        test = stratified_gap_test([(cell[n].values, base[n].values) for n in common],
+                                   np.random.default_rng(0))
+        gap, p = test["gap"], test["p_value"]
+        harder = gap is not None and p is not None and gap >= MIN_EFFECT and p < ALPHA
+        verdicts.append(harder)
+        parts.append(f"k={k}: {shown}; mean gap {gap:+.3f} (minimum {MIN_EFFECT}), "
+                     f"permutation p = {p:.3f} -> {'harder' if harder else 'not shown harder'}")
+    if not verdicts:
+        return NOT_TESTED, ("no decided k-hop cell to compare: " + "; ".join(parts))
+    out = REPRODUCED if all(verdicts) and len(verdicts) == 2 else \
+        PARTLY if any(verdicts) else NOT_REPRODUCED
+    return out, ("mean accuracy [seed range], k-hop vs 1-hop; harder when the mean gap is at "
+                 f"least {MIN_EFFECT} and the permutation test across seeds (within n) gives "
+                 f"p < {ALPHA}: " + "; ".join(parts))
 
 
 def _length(task: str, encoding: str) -> Callable[[Any], tuple[str, str]]:
@@ -169,24 +188,29 @@ def _llm_versus_trained(emp) -> tuple[str, str]:
     need = [t for t in ("majority", "index") if t not in llm or t not in ind]
     if need or not llm:
         return NOT_TESTED, f"no llm or in-distribution cells of {', '.join(need) or 'any task'}"
-    parts, held = [], []
+    # the finding's subject is the LLMs (their drop with n, their few-shot successes);
+    # the trained models are its control: a control that holds cannot make it "partly"
+    parts, subject, control = [], [], []
     for task in ("majority", "index"):
         per_model = llm[task].llm_models or {"pooled": llm[task].llm_by_n}
         for model, points in sorted(per_model.items()):
             down, text = _degrades(points)
             if down is None:
                 return NOT_TESTED, f"{task} ({model}): {text}; the llm line needs two n"
-            held.append(down)
+            subject.append(down)
             parts.append(f"{task} {model}: {text} ({'degrades' if down else 'no clear drop'})")
         trained = ind[task].verdict
-        held.append(trained == EASY)
-        parts.append(f"{task} trained: {trained}")
+        control.append(trained == EASY)
+        parts.append(f"{task} trained (control): {trained}")
     better = sorted(t for t, c in llm.items() if c.verdict == EASY
                     and t in ind and ind[t].verdict == HARD)
-    held.append(bool(better))
+    subject.append(bool(better))
     parts.append("above chance few-shot where the trained model did not reach the target: "
                  + (", ".join(better) or "none"))
-    out = REPRODUCED if all(held) else PARTLY if any(held) else NOT_REPRODUCED
+    out = (REPRODUCED if all(subject) and all(control) else
+           PARTLY if any(subject) else NOT_REPRODUCED)
+    if any(subject) and not all(control):
+        parts.append("the control (trained models learn majority and index) does not hold")
     return out, "; ".join(parts)
 
 

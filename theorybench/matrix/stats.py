@@ -101,3 +101,29 @@ def seed_range_margin(lower: Sequence[float], upper: Sequence[float]) -> float |
     if len(lower) < 2 or len(upper) < 2:
         return None
     return min(upper) - max(lower)
+
+
+def stratified_gap_test(pairs: Sequence[tuple[Sequence[float], Sequence[float]]],
+                        rng: np.random.Generator, permutations: int = 20_000
+                        ) -> dict[str, float | int | None]:
+    """One-sided permutation test that ``upper`` beats ``lower`` across strata.
+
+    ``pairs``: per stratum (an n), the seeds' accuracies ``(lower, upper)``. The statistic
+    is the mean over strata of mean(upper) - mean(lower); the null shuffles the seeds'
+    labels within each stratum (so n itself never counts as an effect). p counts the
+    observed arrangement, so it is never 0; with too few seeds to shuffle it is None."""
+    strata = [(np.asarray(lo, float), np.asarray(hi, float)) for lo, hi in pairs
+              if len(lo) and len(hi)]
+    if not strata or all(len(lo) + len(hi) < 3 for lo, hi in strata):
+        return {"gap": None, "p_value": None, "permutations": 0}
+    gap = float(np.mean([hi.mean() - lo.mean() for lo, hi in strata]))
+    null = np.zeros(permutations)
+    for lo, hi in strata:
+        both = np.concatenate([lo, hi])
+        order = np.argsort(rng.random((permutations, len(both))), axis=1)
+        shuffled = both[order]
+        null += shuffled[:, len(lo):].mean(axis=1) - shuffled[:, :len(lo)].mean(axis=1)
+    null /= len(strata)
+    at_least = int(np.count_nonzero(null >= gap - 1e-12))
+    return {"gap": gap, "p_value": (1 + at_least) / (1 + permutations),
+            "permutations": permutations}
