@@ -184,10 +184,16 @@ def test_reproduce_a_language_file_of_ones_own(tmp_path, capsys):
     assert table["compared"] == 0            # no published figure for one's own language
     md = (out / "huang2025-ab_or_ba.md").read_text()
     assert "ab_or_ba.py" in md
-    # a second call trains nothing again: the store has every run
+    # a second call trains nothing again: the store has every run; the table is rendered
+    # again and keeps the timing of the call that trained
     capsys.readouterr()
     assert main(args) == 0
     assert "0 to run" in capsys.readouterr().err
+    again = json.loads((out / "huang2025-ab_or_ba.json").read_text())
+    assert again["wall_s"] == table["wall_s"] and again["rendered_again"] is True
+    assert "rendered again" in (out / "huang2025-ab_or_ba.md").read_text()
+    # --out over the store it reads is refused before any work
+    assert main(args[:-4] + ["--db", str(db), "--out", str(db)]) == 2
 
 
 def test_reproduce_refuses_bad_arguments(capsys):

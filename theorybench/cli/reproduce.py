@@ -49,6 +49,21 @@ def register(sub) -> None:
     p.set_defaults(func=cmd_reproduce)
 
 
+def _previous_timing(path: str, db: str) -> dict:
+    """The training's wall time, command and machine from an earlier table written from
+    the same store (``{}`` when there is none or it is unreadable)."""
+    import json
+    try:
+        with open(path, encoding="utf-8") as fh:
+            old = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(old, dict) or old.get("db") != str(db) or not old.get("ran"):
+        return {}
+    return {k: old[k] for k in ("wall_s", "command", "machine", "ran", "failed") if k in old} \
+        | {"rendered_again": True}
+
+
 def _check_outputs(args, name: str, db: str) -> None:
     """Refuse, before any training, an --out that would replace the task file, the store
     or a file of another kind (see :mod:`..safe_io`)."""
@@ -99,14 +114,18 @@ def cmd_reproduce(args) -> int:
     summary = rep.run(planned, db=db, executor=args.executor, workers=args.workers,
                       progress=True, device=args.device)
     wall = time.perf_counter() - began
-    table = reproduction.build(
-        name, protocol, args.budget, planned, rep.collect(planned, db),
-        extra={"wall_s": round(wall, 1), "db": str(db),
-               "command": "theorybench reproduce " + " ".join(sys.argv[2:])
-               if sys.argv[1:2] == ["reproduce"] else "theorybench reproduce",
-               "machine": f"{os.cpu_count()} CPU core(s), {platform.machine()}, "
-                          f"device {args.device}",
-               "ran": summary.get("ran", 0), "failed": summary.get("failed", 0)})
+    extra = {"wall_s": round(wall, 1), "db": str(db),
+             "command": "theorybench reproduce " + " ".join(sys.argv[2:])
+             if sys.argv[1:2] == ["reproduce"] else "theorybench reproduce",
+             "machine": f"{os.cpu_count()} CPU core(s), {platform.machine()}, "
+                        f"device {args.device}",
+             "ran": summary.get("ran", 0), "failed": summary.get("failed", 0)}
+    if not summary.get("ran"):
+        # nothing trained this time (every run in the store): the table is rendered again,
+        # and the timing stays the one of the call that trained, when it is on record
+        extra.update(_previous_timing(os.path.join(os.fspath(args.out), name + ".json"), db))
+    table = reproduction.build(name, protocol, args.budget, planned, rep.collect(planned, db),
+                               extra=extra)
     md, js = reproduction.write(table, args.out)
     if args.format == "json":
         print_json(table)

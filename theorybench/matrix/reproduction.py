@@ -148,7 +148,9 @@ def markdown(table: dict) -> str:
                       f"{table['agree_measured']} of {table['compared_measured']} agree.", ""]
     if table.get("wall_s") is not None:
         lines += [f"Wall time of the training: {table['wall_s']:.0f} s "
-                  f"({table.get('command', '')}; {table.get('machine', '')}).", ""]
+                  f"({table.get('command', '')}; {table.get('machine', '')}"
+                  + ("; this table was rendered again from the same store"
+                     if table.get("rendered_again") else "") + ").", ""]
     lines += ["| task | encoding | model | published | ours (fitted mean) | seed range (last bin) "
               "| fitted / seeds | steps | published reading | ours | agrees |",
               "|---|---|---|---|---|---|---|---|---|---|---|"]
