@@ -86,8 +86,14 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
                  "generalize)" if done else "no finished run")
     if done:
         # shown, never read: what the unfitted seeds did
-        ours["mean_all_seeds"] = [sum(r["metrics"]["bins"][lab] or 0 for r in done) / len(done)
-                                  for lab in labels]
+        # a bin holding no length of the task (its LENGTHS end before it) stays empty
+        vals = {lab: [r["metrics"]["bins"][lab] for r in done
+                      if r["metrics"]["bins"].get(lab) is not None] for lab in labels}
+        ours["mean_all_seeds"] = [sum(v) / len(v) if v else None for v in vals.values()]
+        empty = [lab for lab, v in vals.items() if not v]
+        if empty:
+            out["notes"].append(f"no length of the task falls in the bin(s) {', '.join(empty)} "
+                                f"(its lengths end before them): not read")
     failed = [r for r in runs if r["status"] == "failed"]
     if failed:
         out["notes"].append(f"{len(failed)} run(s) failed: " + "; ".join(
