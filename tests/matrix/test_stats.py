@@ -132,3 +132,29 @@ def test_a_cell_resting_on_a_missing_lemma_is_left_out_unless_asked():
     assert row.compared == 1 and row.excluded_missing_lemma == 1 and row.accuracy == 1.0
     (row,) = agreement(preds, emp, include_missing_lemmas=True)
     assert row.compared == 2 and row.accuracy == 0.5
+
+
+def test_every_empirical_cell_carries_seed_ranges_and_a_wilson_interval():
+    from theorybench.matrix.empirical import empirical_cells
+    from theorybench.matrix.stats import wilson_interval
+    from theorybench.matrix.tables import _empirical_cell_text
+
+    from .conftest import ind, lg
+    recs = [ind("majority", 8, 0.9, 0), ind("majority", 8, 0.8, 1),
+            lg("parity", "nope", {"<=32": 1.0, "33-64": 0.5}, seed=0),
+            lg("parity", "nope", {"<=32": 1.0, "33-64": 0.7}, seed=1)]
+    for r in recs:
+        r.spec["training"] = {"final_eval_count": 100}
+    cells = empirical_cells(recs)
+    a = cells["in_distribution"]["majority"].by_n[8]
+    assert a.examples == 200 and a.wilson95 == wilson_interval(170, 200)
+    assert a.seed_range == (0.8, 0.9)
+    text = _empirical_cell_text(cells["in_distribution"]["majority"])
+    assert "seeds 0.80-0.90" in text and "Wilson" in text
+    b = cells["length_generalization"]["parity"].by_config["small/nope"]["33-64"]
+    assert b.wilson95 == wilson_interval(120, 200)
+    d = cells["length_generalization"]["parity"].to_dict()
+    assert d["by_config"]["small/nope"]["33-64"]["wilson95"] == list(b.wilson95)
+    # a run that does not say how many examples it was tested on gets no interval
+    del recs[0].spec["training"]
+    assert empirical_cells(recs)["in_distribution"]["majority"].by_n[8].wilson95 is None

@@ -64,12 +64,34 @@ class Aggregate:
     seeds: int
     #: the seeds' values, for intervals over seeds
     values: tuple[float, ...] = ()
+    #: test examples behind the point (every seed's, pooled) and the 95 % Wilson interval
+    #: of the pooled accuracy over them (None when the runs do not say how many)
+    examples: int = 0
+    wilson95: tuple[float, float] | None = None
 
     @classmethod
-    def of(cls, values: list[float]) -> "Aggregate":
+    def of(cls, values: list[float], counts: list[int | None] | None = None) -> "Aggregate":
+        examples, wilson = 0, None
+        if counts and len(counts) == len(values) and all(c and c > 0 for c in counts):
+            from .stats import wilson_interval
+            examples = int(sum(counts))
+            right = int(sum(round(v * c) for v, c in zip(values, counts)))
+            wilson = wilson_interval(right, examples)
         return cls(mean=sum(values) / len(values), best=max(values),
                    spread=max(values) - min(values), seeds=len(values),
-                   values=tuple(values))
+                   values=tuple(values), examples=examples, wilson95=wilson)
+
+    @property
+    def seed_range(self) -> tuple[float, float]:
+        return (min(self.values), max(self.values)) if self.values else (self.mean, self.mean)
+
+    def interval_text(self) -> str:
+        """"0.97 (seeds 0.95-0.99; Wilson 0.96-0.98)": the mean, the seed range, the 95 %
+        Wilson interval over the pooled test examples."""
+        lo, hi = self.seed_range
+        seeds = f"seeds {lo:.2f}-{hi:.2f}" if self.seeds > 1 else "1 seed"
+        w = f"; Wilson {self.wilson95[0]:.2f}-{self.wilson95[1]:.2f}" if self.wilson95 else ""
+        return f"{self.mean:.2f} ({seeds}{w})"
 
     def pick(self, how: str) -> float:
         """``best`` or the mean (``mean``, and ``mean_of_fitted`` once the unfit seeds are

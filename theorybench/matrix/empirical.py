@@ -44,6 +44,13 @@ def config_name(spec: dict[str, Any]) -> str:
     return f"{model.get('size', '?')}/{model.get('encoding', '?')}{label}"
 
 
+def _examples(spec: dict[str, Any]) -> int | None:
+    """Test examples behind one run's accuracy (per length bin on the length line): the
+    training config's final_eval_count, None when the spec does not say."""
+    n = (spec.get("training") or {}).get("final_eval_count")
+    return int(n) if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+
+
 def config_encoding(config: str) -> str:
     """"small/nope next-symbol lr=0.002" -> "nope"."""
     return config.split("/", 1)[-1].split(" ", 1)[0]
@@ -80,14 +87,16 @@ def in_distribution_cells(records: Iterable[Any], thresholds: Thresholds = Thres
     """
     runs: dict[str, dict[tuple[int, int | None, str], list[dict]]] = defaultdict(
         lambda: defaultdict(list))
+    counts: dict[str, dict[tuple, list]] = defaultdict(lambda: defaultdict(list))
     for r in _finished(records, line):
         n = int(r.spec.get("n") or 0)
         size = r.spec.get("train_size")
         runs[cell_name(r.spec)][(n, size, _grid_point(r.spec))].append(r.metrics)
+        counts[cell_name(r.spec)][(n, size, _grid_point(r.spec))].append(_examples(r.spec))
     cells = {}
     how, target = thresholds.aggregate, thresholds.target_accuracy
     for task, points in sorted(runs.items()):
-        agg = {p: Aggregate.of([float(m["test_accuracy"]) for m in v])
+        agg = {p: Aggregate.of([float(m["test_accuracy"]) for m in v], counts[task][p])
                for p, v in points.items()}
         ns = sorted({n for n, _, _ in agg})
         by_n: dict[int, Aggregate] = {}
@@ -189,6 +198,8 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
     """
     acc: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list)))
+    cnt: dict[str, dict[str, dict[str, list]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list)))
     bin_order: dict[str, list[str]] = defaultdict(list)
     empty_bins: dict[str, set[str]] = defaultdict(set)
     train_len: dict[str, int] = {}
@@ -209,6 +220,7 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
                 empty_bins[task].add(label)
                 continue
             acc[task][config_name(r.spec)][label].append(float(value))
+            cnt[task][config_name(r.spec)][label].append(_examples(r.spec))
             if label not in bin_order[task]:
                 bin_order[task].append(label)
     for order in bin_order.values():
@@ -218,7 +230,7 @@ def length_generalization_cells(records: Iterable[Any], thresholds: Thresholds =
     for task in sorted(set(acc) | set(unfit)):
         configs = acc.get(task, {})
         order = bin_order[task]
-        by_config = {c: {b: Aggregate.of(bins[b]) for b in order if b in bins}
+        by_config = {c: {b: Aggregate.of(bins[b], cnt[task][c][b]) for b in order if b in bins}
                      for c, bins in sorted(configs.items())}
         verdicts = {}
         thin = []

@@ -120,7 +120,9 @@ def empirical_table(empirical: Mapping[str, Mapping[str, EmpiricalCell]],
                                 "thresholds": thresholds.describe()})
         rows.append(row)
     caption = (f"Thresholds: {thresholds.describe()}. In-distribution cells list "
-               f"n:mean accuracy; llm cells n:accuracy±standard error (lm-eval's)/chance, "
+               f"n:mean accuracy over seeds (the seeds' range; the 95 % Wilson interval of "
+               f"the pooled test examples); length cells the best configuration's lowest bin "
+               f"the same way; llm cells n:accuracy±standard error (lm-eval's)/chance, "
                f"* above chance.")
     return Table("Empirical verdicts", ["task", *lines], rows, records, caption)
 
@@ -132,8 +134,10 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
     if c.line == LENGTH_GENERALIZATION:
         if not c.best_config:
             return mark
-        low = min(a.mean for a in c.by_config[c.best_config].values())
-        return f"{mark} (best {c.best_config}, lowest bin {low:.2f})"
+        bins = c.by_config[c.best_config]
+        low = min(bins, key=lambda b: bins[b].mean)
+        return (f"{mark} (best {c.best_config}, lowest bin {low}: "
+                f"{bins[low].interval_text()})")
     if c.llm_by_n:  # llm: n:accuracy±stderr/chance, * where above chance (llm_line)
         accs = ", ".join(f"{n}:{s['accuracy']:.2f}{_se(s.get('accuracy_stderr'))}"
                          f"/{s['chance']:.2f}"
@@ -141,7 +145,7 @@ def _empirical_cell_text(c: EmpiricalCell | None) -> str:
                          for n, s in sorted(c.llm_by_n.items()))
         return f"{mark} [{accs}]"
     if c.by_n:
-        accs = ", ".join(f"{n}:{a.mean:.2f}" for n, a in sorted(c.by_n.items()))
+        accs = ", ".join(f"{n}:{a.interval_text()}" for n, a in sorted(c.by_n.items()))
         return f"{mark} [{accs}]"
     return mark
 
