@@ -217,15 +217,11 @@ def add_force(parser, what: str = "--out") -> None:
 
 def path_arg(what: str):
     """argparse type of a path option: refuses an empty or blank path by name (an empty
-    path would otherwise be read as the current folder, ".") and one holding a NUL byte
-    (no file system accepts it; ``open`` would raise a bare ValueError)."""
+    path would otherwise be read as the current folder, ".")."""
 
     def parse(text: str) -> str:
         if not text.strip():
             raise argparse.ArgumentTypeError(f"the path is empty; give the path of {what}")
-        if "\x00" in text:
-            raise argparse.ArgumentTypeError(f"{text!r} contains a NUL byte, which no path "
-                                             f"can hold; give the path of {what}")
         return text
 
     parse.__name__ = "path"

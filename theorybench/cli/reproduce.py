@@ -3,6 +3,7 @@ paper's protocol and set beside the published figures."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import sys
@@ -36,7 +37,8 @@ def register(sub) -> None:
                    help="results store (default ./reproduce-PAPER.sqlite); reruns skip "
                         "finished runs")
     p.add_argument("--out", default=DEFAULT_OUT, type=path_arg("the output folder"),
-                   help=f"where PAPER.md and PAPER.json go (default {DEFAULT_OUT})")
+                   help=f"where the tables go, as Markdown and JSON named after the paper "
+                        f"(default {DEFAULT_OUT})")
     p.add_argument("--seeds", nargs="+", type=parse_seed, default=None, metavar="SEED",
                    help="seeds (default: the budget's)")
     p.add_argument("--executor", default="auto", help="auto (default), inprocess, pool, ray")
@@ -45,14 +47,13 @@ def register(sub) -> None:
     p.add_argument("--dry-run", action="store_true",
                    help="list the rows, their runs and the rows not run, and stop")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    add_force(p, "PAPER.md and PAPER.json in --out")
+    add_force(p, "the tables in --out")
     p.set_defaults(func=cmd_reproduce)
 
 
 def _previous_timing(path: str, db: str) -> dict:
     """The training's wall time, command and machine from an earlier table written from
     the same store (``{}`` when there is none or it is unreadable)."""
-    import json
     try:
         with open(path, encoding="utf-8") as fh:
             old = json.load(fh)
@@ -86,6 +87,9 @@ def cmd_reproduce(args) -> int:
     if args.task is not None and args.paper is not None:
         raise ConfigError("give a paper or --task FILE, not both (--protocol picks the "
                           "paper whose protocol a task file is run under)")
+    if args.task is not None and "\x00" in args.task:
+        raise ConfigError(f"--task {args.task!r} contains a NUL byte, which no path can "
+                          f"hold; give the path of a language task file")
     if args.protocol and args.task is None:
         raise ConfigError("--protocol goes with --task; a paper is run under its own protocol")
     paper = args.paper or (args.protocol or "huang2025")

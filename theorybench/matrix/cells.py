@@ -17,6 +17,7 @@ from ..experiments.lines import LINES as LINE_REGISTRY
 from ..experiments.protocols import get_protocol
 from ..tasks import TaskRef
 from ..tasks.ref import spell_value
+from .stats import wilson_interval
 
 LINES = tuple(LINE_REGISTRY.names())
 EASY, HARD, INSUFFICIENT, INCONCLUSIVE = "easy", "hard", "insufficient", "inconclusive"
@@ -73,7 +74,6 @@ class Aggregate:
     def of(cls, values: list[float], counts: list[int | None] | None = None) -> "Aggregate":
         examples, wilson = 0, None
         if counts and len(counts) == len(values) and all(c and c > 0 for c in counts):
-            from .stats import wilson_interval
             examples = int(sum(counts))
             right = int(sum(round(v * c) for v, c in zip(values, counts)))
             wilson = wilson_interval(right, examples)

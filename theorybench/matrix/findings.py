@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
 from .empirical import (EASY, HARD, INCONCLUSIVE, INSUFFICIENT, NEXT_SYMBOL_LABEL,
                         config_encoding)
 from .stats import stratified_gap_test, wilson_interval
@@ -61,7 +63,6 @@ def _hops(emp) -> tuple[str, str]:
     shuffled within each n, :func:`.stats.stratified_gap_test`) gives p < ALPHA. Only
     decided cells are read: an inconclusive or under-seeded k-hop cell is shown and left
     out, and a finding with no decided k is not tested."""
-    import numpy as np
     ind = emp.get(IN_DISTRIBUTION, {})
     names = {1: "khop", 2: "khop:k=2", 3: "khop:k=3"}
     missing = [v for v in names.values() if v not in ind]

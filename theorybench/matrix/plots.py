@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 from ..errors import ConfigError  # noqa: E402
 from ..experiments.llm.scoring import wilson_lower  # noqa: E402
 from ..safe_io import atomic_path, in_folder  # noqa: E402
-from .empirical import EmpiricalCell  # noqa: E402
+from .empirical import EmpiricalCell, config_encoding  # noqa: E402
 from .tables import STATUS_MARK_LEGEND, status_mark  # noqa: E402
 
 COLOURS = {"easy": "#4caf50", "hard": "#e53935", "unknown": "#bdbdbd", "insufficient": "#ffffff",
@@ -169,7 +169,6 @@ def length_curves(path: Path, cells: Mapping[str, EmpiricalCell], task: str,
     """One task's length curves side by side, one line per configuration whose encoding is
     in ``encodings`` (every size): the mean over seeds per length bin, the band from the
     worst to the best seed, the number of seeds in the legend."""
-    from .empirical import config_encoding
     cell = cells.get(task)
     configs = [c for c in (cell.by_config if cell else {})
                if config_encoding(c) in encodings and cell.by_config[c]]
