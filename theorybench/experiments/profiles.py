@@ -224,7 +224,8 @@ PROFILES: dict[str, Profile] = {
         expected_time="about 67 minutes on 2 CPU cores (measured 2026-12-05 on a quiet "
                       "machine: verify 4,002 s wall - predictions 28 s, in distribution "
                       "2,375 s, length generalization 1,346 s, report 250 s; "
-                      "docs/results-quick.md)",
+                      "docs/results-quick.md; since 2026-12-06 the length line has 86 runs, "
+                      "2,434 s measured with the test suite sharing the 2 cores)",
         in_tasks=_QUICK_TASKS,
         lg_tasks=("majority", "parity", "index", "khop:k=1", "dyck:k=1", "dyck_bounded"),
         ns_count=3, in_size="deep", in_training=_QUICK_TRAIN, seeds=(0, 1, 2), lg_seeds=(0,),
