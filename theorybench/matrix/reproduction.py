@@ -205,8 +205,13 @@ def explain(row: dict) -> str:
     """What the figures of a disagreeing row show (a description, not an excuse)."""
     o = row["ours"] or {}
     if not o.get("fitted"):
-        return (f"No seed fitted the training lengths within the budget (steps {o.get('steps')}, stop reasons "
-                f"{o.get('stop_reasons')}): the budget, not the paper's protocol, decided it.")
+        early = ("; a seed that stopped at the target passed the early-stop check but "
+                 "missed 100 % on the final test of the training lengths (more strings)"
+                 if "target" in (o.get("stop_reasons") or []) else "")
+        return (f"No seed fitted the training lengths within the budget (steps "
+                f"{o.get('steps')}, stop reasons {o.get('stop_reasons')}, training-length "
+                f"accuracy {o.get('train_accuracy')}){early}: the budget, not the paper's "
+                f"protocol, decided it.")
     mean = o.get("mean") or []
     labels = o.get("bins") or []
     fitted = {seed: bins for seed, bins, acc in zip(
