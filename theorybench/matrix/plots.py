@@ -185,9 +185,8 @@ def length_curves(path: Path, cells: Mapping[str, EmpiricalCell], task: str,
         seeds = max(a.seeds for a in agg)
         line, = ax.plot(xs, [a.mean for a in agg], marker="o",
                         label=f"{config} ({seeds} seed{'s' if seeds != 1 else ''})")
-        ax.fill_between(xs, [min(a.values or (a.mean,)) for a in agg],
-                        [max(a.values or (a.mean,)) for a in agg], alpha=0.15,
-                        color=line.get_color())
+        ax.fill_between(xs, [a.seed_range[0] for a in agg], [a.seed_range[1] for a in agg],
+                        alpha=0.15, color=line.get_color())
     ax.set_xticks(range(len(labels)), labels)
     ax.axhline(threshold, color="black", linestyle="--", linewidth=0.8,
                label=f"threshold {threshold:g}")

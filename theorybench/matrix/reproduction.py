@@ -23,7 +23,7 @@ from typing import Sequence
 from ..experiments.protocols import Protocol
 from ..experiments.reproduce import PlannedRow
 from ..safe_io import atomic_write
-from .stats import wilson_interval
+from .cells import Aggregate
 
 GENERALIZES, FAILS = "generalizes", "does not generalize"
 
@@ -45,7 +45,7 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
            "published_bins": list(row.bins) if row.bins is not None else None,
            "published_words": row.reading, "notes": list(row.notes) + list(planned.notes)}
     threshold = protocol.length_accuracy
-    out["threshold"], out["fit_accuracy"] = threshold, protocol.fit_accuracy
+    out["threshold"] = threshold
     out["published_reading"] = (read_bins(row.bins, threshold) if row.bins is not None
                                 else row.reading)
     if planned.skipped:
@@ -62,6 +62,7 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
             "stop_reasons": [r["metrics"].get("stop_reason") for r in done],
             "train_accuracy": [r["metrics"].get("train_accuracy") for r in done],
             "per_seed": {str(r["seed"]): r["metrics"].get("bins") for r in done},
+            "fitted_seeds": [str(r["seed"]) for r in fitted],
             "wall_s": round(sum(r["metrics"].get("wall_s") or 0 for r in done), 1),
             "strings_per_bin": count}
     if fitted:
@@ -72,10 +73,10 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
             if not vals:
                 mean.append(None), lo_hi.append(None), wilson.append(None)
                 continue
-            mean.append(sum(vals) / len(vals))
-            lo_hi.append([min(vals), max(vals)])
-            right = int(round(sum(v * count for v in vals)))
-            wilson.append(list(wilson_interval(right, count * len(vals)) or (None, None)))
+            a = Aggregate.of(vals, [count] * len(vals))
+            mean.append(a.mean)
+            lo_hi.append(list(a.seed_range))
+            wilson.append(list(a.wilson95) if a.wilson95 else [None, None])
         ours.update(mean=mean, seed_range=lo_hi, wilson95=wilson)
         reading = read_bins(mean, threshold)
         basis = "mean over fitted seeds"
@@ -214,9 +215,7 @@ def explain(row: dict) -> str:
                 f"protocol, decided it.")
     mean = o.get("mean") or []
     labels = o.get("bins") or []
-    fitted = {seed: bins for seed, bins, acc in zip(
-        o.get("per_seed", {}), o.get("per_seed", {}).values(), o.get("train_accuracy", []))
-        if (acc or 0) >= row.get("fit_accuracy", 1.0) - 1e-12}
+    fitted = {seed: o["per_seed"][seed] for seed in o.get("fitted_seeds", [])}
     each = "; ".join(f"seed {seed}: " + " / ".join(_pct(bins.get(b)) for b in labels)
                      for seed, bins in fitted.items())
     passing = [seed for seed, bins in fitted.items()
