@@ -24,8 +24,8 @@ from ..registry import BUILTIN, Registry
 #: adding its subcommands; the help lists them in this order.
 COMMAND_MODULES = ("automaton", "bapo", "brasp", "byo", "circuit", "claims", "construct",
                    "crasp", "llm", "mpc", "predict", "report", "reproduce", "run", "sensitivity",
-                   "sharpness",
-                   "task", "tasks")
+                   "score", "sharpness",
+                   "task", "tasks", "theory")
 
 
 def _shipped() -> tuple[str, ...]:

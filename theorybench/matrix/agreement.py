@@ -168,6 +168,21 @@ def likely_cause(predicted: str, observed: str, assumptions: Iterable[str],
             + (f" (the theory assumes: {'; '.join(assumptions)})" if assumptions else ""))
 
 
+def on_line(p: Mapping[str, Any], line: str) -> tuple[str, str, bool]:
+    """(verdict, status, rests on a missing lemma) of a prediction dict on experiment line
+    ``line``: the theory's own entry for the line (``p["lines"]``, e.g.
+    ``length_generalization:nope``), else for the line without its encoding, else the
+    cell's (:meth:`~theorybench.theories.base.Prediction.on_line`)."""
+    lines = p.get("lines") or {}
+    for key in (line, line.split(":", 1)[0]):
+        if key in lines:
+            e = lines[key]
+            return (e.get("verdict", "unknown"), e.get("status", "none"),
+                    bool((e.get("evidence") or {}).get("missing_lemma")))
+    return (p["verdict"], p.get("status", "none"),
+            bool((p.get("evidence") or {}).get("missing_lemma")))
+
+
 def agreement(predictions: Iterable[Mapping[str, Any]],
               empirical: Mapping[str, Mapping[str, EmpiricalCell]],
               assumptions: Mapping[str, Iterable[str]] | None = None,
@@ -183,16 +198,15 @@ def agreement(predictions: Iterable[Mapping[str, Any]],
     if min_status is not None:
         min_status = parse_min_status(min_status)
     assumptions = assumptions or {}
-    by_theory: dict[str, dict[str, tuple[str, str, bool]]] = {}
+    by_theory: dict[str, dict[str, Mapping[str, Any]]] = {}
     for p in predictions:
-        lemma = bool((p.get("evidence") or {}).get("missing_lemma"))
-        by_theory.setdefault(p["theory"], {})[p["task"]] = (p["verdict"],
-                                                            p.get("status", "none"), lemma)
+        by_theory.setdefault(p["theory"], {})[p["task"]] = p
     rows = []
-    for theory, verdicts in by_theory.items():
+    for theory, cells_of in by_theory.items():
         for line, cells in empirical.items():
             row = AgreementRow(theory, line, 0, 0, None, 0, 0, None, 0, 0, None, 0, 0, 0,
                                min_status=min_status)
+            verdicts = {t: on_line(p, line) for t, p in cells_of.items()}
             for task, (predicted, status, lemma) in sorted(verdicts.items()):
                 cell = cells.get(task)
                 if cell is None:

@@ -33,9 +33,9 @@ from typing import Any, Callable, ClassVar
 from ..errors import TheoryError
 from ..tasks import TaskRef
 from .closures import RULE_NAME, catalogue_rule
-from .prediction import (RULE_ORDER, STATUS_ORDER, Basis, Context, Prediction, Rule, RuleSkip,
-                         Status, Verdict, at_least, check_json, rule, status_label,
-                         status_problem, to_jsonable)
+from .prediction import (LENGTH_LINE, RULE_ORDER, STATUS_ORDER, Basis, Context, Prediction,
+                         Rule, RuleSkip, Status, Verdict, at_least, check_json, line_key,
+                         line_prediction, rule, status_label, status_problem, to_jsonable)
 
 
 class Theory:
@@ -198,4 +198,4 @@ def _definition_order(cls: type) -> list[str]:
 
 __all__ = ["Verdict", "Basis", "Status", "STATUS_ORDER", "RULE_ORDER", "status_label",
            "at_least", "status_problem", "Prediction", "RuleSkip", "Rule", "rule", "Context",
-           "Theory", "to_jsonable", "check_json", "TheoryError"]
+           "LENGTH_LINE", "line_key", "line_prediction", "Theory", "to_jsonable", "check_json", "TheoryError"]

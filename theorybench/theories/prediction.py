@@ -156,23 +156,63 @@ class Prediction:
     explanation: str
     rule: str = ""
     tried: list[dict[str, str]] = field(default_factory=list)
+    #: the theory's own prediction for one experiment line, where it differs from the
+    #: cell's: line key (:func:`line_key`: ``in_distribution``, ``llm``,
+    #: ``length_generalization`` or ``length_generalization:ENCODING``) -> a
+    #: :func:`line_prediction` dict. A line without an entry takes the cell's verdict
+    #: (:meth:`on_line`).
+    lines: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def status_label(self) -> str:
         return status_label(self.status, self.evidence)
+
+    def on_line(self, line: str) -> dict[str, Any]:
+        """The prediction for experiment line ``line`` (a :func:`line_key`): its own entry,
+        else that of the line without the encoding (``length_generalization:nope`` ->
+        ``length_generalization``), else the cell's own verdict."""
+        for key in (line, line.split(":", 1)[0]):
+            if key in self.lines:
+                return {"line": key, **self.lines[key]}
+        return {"line": None, "verdict": self.verdict.value, "status": self.status.value,
+                "status_label": self.status_label, "explanation": self.explanation}
 
     def to_dict(self) -> dict[str, Any]:
         return {"theory": self.theory, "task": str(self.task), "verdict": self.verdict.value,
                 "basis": self.basis.value, "status": self.status.value,
                 "status_label": self.status_label, "rule": self.rule,
                 "evidence": to_jsonable(self.evidence), "explanation": self.explanation,
-                "tried": self.tried}
+                "tried": self.tried, "lines": to_jsonable(self.lines)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "Prediction":
         return cls(theory=d["theory"], task=d["task"], verdict=Verdict(d["verdict"]),
                    basis=Basis(d["basis"]), status=Status(d["status"]), evidence=d["evidence"],
-                   explanation=d["explanation"], rule=d.get("rule", ""), tried=d.get("tried", []))
+                   explanation=d["explanation"], rule=d.get("rule", ""), tried=d.get("tried", []),
+                   lines=dict(d.get("lines") or {}))
+
+
+#: The experiment line a per-encoding prediction refines (the value of
+#: ``experiments.lines.LENGTH_GENERALIZATION``; the theories may not import experiments, and
+#: a test checks the two agree).
+LENGTH_LINE = "length_generalization"
+
+
+def line_key(line: str, encoding: str | None = None) -> str:
+    """``line_key("length_generalization", "nope")`` -> ``"length_generalization:nope"``."""
+    if not isinstance(line, str) or not line or ":" in line:
+        raise ValueError(f"a line name has no ':' ({line!r})")
+    return f"{line}:{encoding}" if encoding else line
+
+
+def line_prediction(verdict: "Verdict | str", status: "Status | str", explanation: str,
+                    evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One entry of :attr:`Prediction.lines` (the status held to :func:`status_problem`'s
+    policy like a cell's, with ``evidence``)."""
+    v, st = Verdict(verdict), Status(status)
+    ev = dict(evidence or {})
+    return {"verdict": v.value, "status": st.value, "status_label": status_label(st, ev),
+            "explanation": str(explanation), "evidence": to_jsonable(ev)}
 
 
 @dataclass
@@ -249,6 +289,7 @@ def check_json(evidence: dict[str, Any]) -> None:
 
 
 __all__ = ["Verdict", "Basis", "Status", "STATUS_ORDER", "RULE_ORDER", "status_label",
-           "at_least", "status_problem", "find_fit", "Prediction", "RuleSkip", "Rule", "rule",
+           "at_least", "status_problem", "find_fit", "Prediction", "LENGTH_LINE", "line_key",
+           "line_prediction", "RuleSkip", "Rule", "rule",
            "Context",
            "to_jsonable", "check_json"]

@@ -29,6 +29,7 @@ def _columns() -> tuple[str, ...]:
     """Import the shipped theory modules and register their ``THEORIES`` in column order
     (before anything a user registers, whatever imported first)."""
     user = THEORY_REGISTRY.items()
+    origins = {name: THEORY_REGISTRY._origins.get(name) for name, _ in user}
     for name, _ in user:
         THEORY_REGISTRY.unregister(name)
     for mod in THEORY_MODULES:
@@ -37,7 +38,9 @@ def _columns() -> tuple[str, ...]:
                 raise TheoryError(f"theory class {cls.__name__} has no name or a duplicate one")
             THEORY_REGISTRY.register(cls, origin=BUILTIN)
     for name, cls in user:
-        THEORY_REGISTRY.register(cls, name=name)
+        THEORY_REGISTRY.register(cls, name=name, origin=origins[name])
+    from . import user as user_files  # the theory files of THEORYBENCH_THEORIES, entry points
+    user_files.load_external(THEORY_REGISTRY)
     return ()
 
 
@@ -51,5 +54,30 @@ def theories() -> dict[str, type[Theory]]:
     return THEORY_REGISTRY.as_dict()
 
 
+def shipped_theories() -> list[str]:
+    """The names of the theories theorybench ships, in column order."""
+    return [n for n in THEORY_REGISTRY.names() if THEORY_REGISTRY.origin(n) == BUILTIN]
+
+
 def theory(name: str) -> Theory:
-    return THEORY_REGISTRY.get(name)()
+    """A theory by name, or the one theory of a theory file (``./mine.py``)."""
+    names = resolve_names([name])
+    if len(names) != 1:
+        raise TheoryError(f"{name} defines {len(names)} theories ({', '.join(names)}); name "
+                          "one of them")
+    return THEORY_REGISTRY.get(names[0])()
+
+
+def resolve_names(names) -> list[str]:
+    """Theory names as given, each theory file (a name ending in ``.py``) loaded and
+    replaced by the names of the theories it defines; unknown names are left for the
+    caller to refuse."""
+    from . import user as user_files
+    out: list[str] = []
+    for n in names:
+        if user_files.is_theory_file(n):
+            THEORY_REGISTRY.names()   # the shipped theories first: a file may not shadow them
+            out += user_files.register_file(n, THEORY_REGISTRY)
+        else:
+            out.append(n)
+    return list(dict.fromkeys(out))

@@ -46,7 +46,10 @@ LEGEND = ("Cells: verdict (basis, status). Basis: con = verified construction, "
 
 
 def resolve_theories(names: Sequence[str] | None) -> list[str]:
-    """Registered theory names in matrix order, or the given ones (validated)."""
+    """Registered theory names in matrix order, or the given ones (validated); a theory
+    file (``./mine.py``) among them is loaded and stands for the theories it defines."""
+    if names:
+        names = registry.resolve_names(names)
     known = list(registry.theories())
     if not names:
         return known
@@ -94,6 +97,7 @@ def predict_one(theory: str, family: "TaskRef | str", ctx: Context | None = None
     cells of the columns joined to it by an inclusion (:mod:`.lattice`) are computed too
     (through ``ctx.cache``) and the inclusions applied."""
     obj = registry.theory(theory)          # refuses an unknown name, with the known ones
+    theory = obj.name                      # a theory file's path -> its theory's name
     fam = resolve_families([family])[0]
     ctx = _context(ctx)
     return _row(fam, [theory], ctx, {theory: obj}, registry.theories(),
@@ -189,11 +193,23 @@ def cell(p: Prediction) -> str:
     B-RASP[pos] extension carry its mark (``evidence["extensions"]``)."""
     word = p.verdict.value.capitalize()
     if p.verdict == Verdict.UNKNOWN:
-        return word
+        return word + line_marks(p)
     marks = "".join(f" [{e}]" for e in (p.evidence or {}).get("extensions", ()))
     if (p.evidence or {}).get("lattice_conflict"):
         marks += " [lattice conflict]"
-    return f"{word} ({BASIS_MARK[p.basis]}, {status_label(p.status, p.evidence)}){marks}"
+    return f"{word} ({BASIS_MARK[p.basis]}, {status_label(p.status, p.evidence)}){marks}" \
+        + line_marks(p)
+
+
+def line_marks(p: Prediction) -> str:
+    """`` · nope: Easy, rope: Hard`` for a cell whose theory predicts per experiment line
+    (``Prediction.lines``), lines whose verdict is the cell's left out; ``""`` otherwise."""
+    parts = []
+    for key, entry in sorted((p.lines or {}).items()):
+        v = str(entry.get("verdict", "unknown"))
+        if v != p.verdict.value:
+            parts.append(f"{key.split(':', 1)[-1] if ':' in key else key}: {v.capitalize()}")
+    return f" · {', '.join(parts)}" if parts else ""
 
 
 def _grid(preds: Iterable[Prediction]):
@@ -337,7 +353,14 @@ def explain_text(p: Prediction, theory: Theory | None = None) -> str:
     for key in ("theorem", "source", "criterion"):
         if key in ev:
             lines += _theorem_lines(key, ev[key])
-    lines += ["", "Explanation:", f"  {p.explanation}", "", "Evidence:"]
+    lines += ["", "Explanation:", f"  {p.explanation}"]
+    if p.lines:
+        lines += ["", "Per experiment line (a line not listed takes the cell's verdict):"]
+        for key, entry in sorted(p.lines.items()):
+            label = entry.get("status_label") or ""
+            lines.append(f"  {key}: {str(entry.get('verdict')).capitalize()}"
+                         f"{f' ({label})' if label else ''}: {entry.get('explanation', '')}")
+    lines += ["", "Evidence:"]
     lines += _render({k: v for k, v in ev.items() if k not in ("theorem", "source", "criterion")})
     if theory is not None:
         if theory.assumptions:
