@@ -28,6 +28,9 @@ T = TypeVar("T")
 
 #: The origin of what theorybench itself registers (see :func:`origin_of`).
 BUILTIN = "builtin"
+#: The environment variable naming theory files (here, so that every layer that starts
+#: workers can pass it on without importing the theories).
+THEORY_FILES_ENV = "THEORYBENCH_THEORIES"
 
 
 def origin_of(module: str | None) -> str:
@@ -350,4 +353,4 @@ def artifact_library(kind: str, modules: Iterable[str] | Callable[[], Iterable[s
 
 
 __all__ = ["Registry", "Library", "ByFamily", "Entry", "LIBRARIES", "artifact_library",
-           "family_of", "origin_of", "did_you_mean", "BUILTIN"]
+           "family_of", "origin_of", "did_you_mean", "BUILTIN", "THEORY_FILES_ENV"]

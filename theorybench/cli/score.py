@@ -39,6 +39,9 @@ def register(sub) -> None:
     p.add_argument("--recompute", action="store_true",
                    help="compute the shipped theories' predictions now instead of using the "
                         "reference's snapshot")
+    p.add_argument("--refresh-snapshot", action="store_true",
+                   help="recompute the shipped theories on the reference's tasks and write its "
+                        "prediction snapshot beside it (after changing a theory), then score")
     p.add_argument("--save-reference", default=None, metavar="FILE.json",
                    help="with --db: also write the store's verdicts as a reference file")
     p.add_argument("--max-n", type=max_n_arg, default=12,
@@ -74,6 +77,14 @@ def cmd_score(args) -> int:
     if any(is_theory_file(t) for t in theories):
         # a theory file is scored beside every shipped theory
         theories = list(dict.fromkeys(shipped_theories() + resolve_names(theories)))
+    if args.refresh_snapshot:
+        if args.db:
+            raise ConfigError("--refresh-snapshot refreshes a reference's snapshot; it does not "
+                              "go with --db")
+        path = score_mod.refresh_snapshot(ref, Context(max_n=args.max_n, seed=args.seed),
+                                          workers=args.workers)
+        print(f"wrote {path}", file=sys.stderr)
+        ref = reference_mod.load(args.reference or "quick")
     scored = score_mod.score(ref, theories or None, Context(max_n=args.max_n, seed=args.seed),
                              recompute=args.recompute, progress=True, workers=args.workers)
     if args.format == "json":

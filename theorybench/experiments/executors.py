@@ -24,6 +24,7 @@ import traceback
 from typing import Callable
 
 from ..errors import ConfigError, TheorybenchError
+from ..registry import THEORY_FILES_ENV
 from ..tasks.registry import ENV as TASK_FILES_ENV
 from ..tasks.registry import family as task_family
 from ..tasks.user_family import check_definition
@@ -154,8 +155,11 @@ def run_ray(next_run: NextRun, callback: Callback, workers: int = 2, device="cpu
     started = False
     if not ray.is_initialized():
         kwargs = {"address": address} if address else {"num_cpus": workers}
-        if os.environ.get(TASK_FILES_ENV):  # Ray workers load the same task files
-            kwargs["runtime_env"] = {"env_vars": {TASK_FILES_ENV: os.environ[TASK_FILES_ENV]}}
+        # Ray workers load the same task files and theory files
+        shared = {k: os.environ[k] for k in (TASK_FILES_ENV, THEORY_FILES_ENV)
+                  if os.environ.get(k)}
+        if shared:
+            kwargs["runtime_env"] = {"env_vars": shared}
         ray.init(include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
                  **kwargs)
         started = True

@@ -166,6 +166,44 @@ def from_report(path: str | pathlib.Path, lines: Iterable[str]) -> dict[str, dic
     return out
 
 
+def from_reproduction(path: str | pathlib.Path, measured: bool = False
+                      ) -> dict[str, dict[str, RefCell]]:
+    """Per-encoding length verdicts from a reproduction table's JSON
+    (``theorybench reproduce``): the published readings (from the authors' files), or with
+    ``measured`` this toolkit's readings under the table's budget (rows read "by rule", no
+    seed fitting the training lengths, are kept and say so). Rows without a toolkit task
+    are left out. The pooled line is Easy where some encoding generalizes, Hard where every
+    listed encoding does not."""
+    try:
+        data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"reproduction file {path} cannot be read ({exc})") from None
+    word = {"generalizes": EASY, "does not generalize": HARD}
+    out: dict[str, dict[str, RefCell]] = {}
+    pooled: dict[str, list[tuple[str, str]]] = {}
+    for r in data.get("rows") or []:
+        task = r.get("toolkit_task")
+        reading = r.get("reading") if measured else r.get("published_reading")
+        if not task or reading not in word:
+            continue
+        line = f"{LENGTH_GENERALIZATION}:{r['encoding']}"
+        if measured:
+            note = (f"measured ({data.get('budget')} budget): {reading}"
+                    + (" (by rule: no seed fitted the training lengths)" if r.get("by_rule")
+                       else f", {r.get('basis', '')}"))
+        else:
+            note = f"published: {reading} ({r.get('source', data.get('citation', ''))})"
+        out.setdefault(line, {})[task] = RefCell(task, line, word[reading], note)
+        pooled.setdefault(task, []).append((r["encoding"], word[reading]))
+    for task, got in pooled.items():
+        good = [e for e, v in got if v == EASY]
+        out.setdefault(LENGTH_GENERALIZATION, {})[task] = RefCell(
+            task, LENGTH_GENERALIZATION, EASY if good else HARD,
+            f"generalizes with {', '.join(good)}" if good else
+            f"does not generalize with {', '.join(e for e, _ in got)}")
+    return out
+
+
 # ---- loading ------------------------------------------------------------------------------
 
 def shipped() -> list[str]:

@@ -164,6 +164,32 @@ def score(ref: Reference, theories: Sequence[str] | None = None, ctx: Context | 
     return Scored(entries, ref, names, origins, preds, provenance, skipped)
 
 
+def refresh_snapshot(ref: Reference, ctx: Context | None = None, progress: bool = True,
+                     workers: int | None = 1) -> str:
+    """Compute every shipped theory on the reference's tasks and write the reference's
+    prediction snapshot beside it (a maintainer's step after changing a theory: the
+    snapshot is used only while its code digest matches). Returns the path written."""
+    import pathlib
+    import subprocess
+
+    from ..safe_io import atomic_write
+    from .reference import snapshot
+    ctx = ctx or Context()
+    tasks, _ = usable_tasks(ref)
+    names = theory_registry.shipped_theories()
+    preds = [p.to_dict() for p in predict_matrix(names, tasks, ctx, progress=progress,
+                                                 workers=workers)]
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                                cwd=pathlib.Path(__file__).parent, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    path = pathlib.Path(ref.path).with_name(f"{pathlib.Path(ref.path).stem}.predictions.json")
+    atomic_write(path, json.dumps(snapshot(ref, preds, {"max_n": ctx.max_n, "seed": ctx.seed},
+                                           commit), indent=0, ensure_ascii=False) + "\n")
+    return str(path)
+
+
 # ---- formats --------------------------------------------------------------------------------
 
 def _pct(x: float | None) -> str:

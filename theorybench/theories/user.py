@@ -48,12 +48,13 @@ from importlib import metadata
 from typing import Any, Callable
 
 from ..errors import ConfigError, TheoryError
+from ..registry import THEORY_FILES_ENV
 from ..tasks import TaskRef
 from .base import (LENGTH_LINE, Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict,
                    line_key, line_prediction, rule, status_problem, to_jsonable)
 
 #: The environment variable naming theory files and folders of them (os.pathsep apart).
-ENV = "THEORYBENCH_THEORIES"
+ENV = THEORY_FILES_ENV
 #: The entry-point group of a package of theories.
 ENTRY_POINTS = "theorybench.theories"
 #: The positional encodings ``predict_length`` is asked about by default (names of
