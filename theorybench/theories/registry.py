@@ -16,7 +16,7 @@ from ..registry import BUILTIN, Registry
 from .base import Theory
 
 #: One module per theory, in matrix column order.
-THEORY_MODULES = ("star_free", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity")
+THEORY_MODULES = ("star_free", "ac0", "tc0", "crasp", "mpc", "bapo", "sensitivity", "huang_lg")
 
 
 def _check(name: str, cls: type[Theory]) -> None:
