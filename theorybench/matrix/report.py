@@ -171,11 +171,34 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
     pooled = hard_vs_easy_precision(rows)
     if emp:
         tables["findings"] = findings_table(emp, pooled, thresholds)
+        tables["leaderboard"] = leaderboard_table(preds, records, thresholds, infos)
     if model_sensitivity:
         tables["model_sensitivity"] = sensitivity_table(model_sensitivity)
     return Report(preds, emp, rows, tables, infos, task_names, thresholds, missing,
                   best_theory(rows), pooled,
                   [dict(r) for r in sharpness], [dict(r) for r in model_sensitivity])
+
+
+def leaderboard_table(preds, records, thresholds: Thresholds, infos) -> Table:
+    """The theory leaderboard of this store (:mod:`.score`): every theory and the
+    baselines on every line, the length line also per positional encoding."""
+    from .reference import cells_from_records
+    from .score import leaderboard, table_rows
+    cells = cells_from_records(records, thresholds)
+    origins = {}
+    classes = theories()
+    for i in infos:
+        origins[i.name] = str(getattr(classes.get(i.name), "origin", None) or "builtin")
+    entries = leaderboard(preds, cells, origins, {i.name: i.assumptions for i in infos})
+    header, rows = table_rows(entries)
+    return Table("Theory leaderboard", header, rows, [e.to_dict() for e in entries],
+                 "Per line, each theory (best first) and the baselines (in italics): compared "
+                 "= cells where both decide / the line's decided tasks; accuracy with its 95 % "
+                 "Wilson interval; balanced = mean recall over observed Easy and Hard; the "
+                 "majority class's accuracy on the same cells and the exact one-sided McNemar "
+                 "p-value that the theory beats it. The length line is also scored per "
+                 "positional encoding (an encoding generalizes if one of its model sizes "
+                 "does). `theorybench score` gives the same against a shipped reference.")
 
 
 def _task_of(record: Any) -> str:
@@ -420,6 +443,12 @@ def _html(r: Report, files: Mapping[str, Path]) -> str:
         parts.append(f"<h3>The study's findings on this run</h3><p>Each finding checked by a "
                      f"fixed rule on the cells above. Download: {_links('findings')}</p>")
         parts.append(_table_html(ft) + f"<p>{esc(ft.caption)}</p>")
+    if "leaderboard" in r.tables:
+        lt = r.tables["leaderboard"]
+        parts.append(f"<h3>Theory leaderboard</h3><p>Every theory against this run's "
+                     f"outcomes, beside always Easy, always Hard and the majority class. "
+                     f"Download: {_links('leaderboard')}</p>")
+        parts.append(_table_html(lt) + f"<p>{esc(lt.caption)}</p>")
     dis = [(row, d) for row in r.rows for d in row.disagreements]
     if dis:
         parts.append("<h3>Disagreements</h3><ul>" + "".join(

@@ -77,14 +77,17 @@ def _entry(row: AgreementRow, kind: str, origin: str, decided: int) -> Entry:
                    "cause": d.cause} for d in row.disagreements])
 
 
-def leaderboard(predictions: Sequence[Mapping[str, Any]], ref: Reference,
+def leaderboard(predictions: Sequence[Mapping[str, Any]],
+                ref: "Reference | Mapping[str, Mapping[str, Any]]",
                 origins: Mapping[str, str] | None = None,
                 assumptions: Mapping[str, Iterable[str]] | None = None) -> list[Entry]:
-    """Every predictor on every line of ``ref``: per line, the theories by accuracy (then
-    compared cells, then name), then the baselines."""
+    """Every predictor on every line of ``ref`` (a reference, or its cells: line -> task ->
+    a cell with ``verdict``): per line, the theories by accuracy (then compared cells, then
+    name), then the baselines."""
     origins = origins or {}
     tasks = {p["task"] for p in predictions}
-    cells = {line: {t: c for t, c in by.items() if t in tasks} for line, by in ref.cells.items()}
+    all_cells = ref.cells if isinstance(ref, Reference) else ref
+    cells = {line: {t: c for t, c in by.items() if t in tasks} for line, by in all_cells.items()}
     decided = {line: sum(c.verdict in (EASY, HARD) for c in by.values())
                for line, by in cells.items()}
     rows = agreement(predictions, cells, assumptions)
@@ -247,6 +250,11 @@ def markdown(s: Scored, disagreements: bool = True) -> str:
         out.append(f"Tasks of the reference not defined here (left out): "
                    f"{', '.join(s.skipped_tasks)}")
     return "\n".join(out) + "\n"
+
+
+def table_rows(entries: Sequence[Entry]) -> tuple[list[str], list[list[str]]]:
+    """The leaderboard as one table (a line column first), for the report."""
+    return ["line", *HEADER], [[e.line, *_row(e)] for e in entries]
 
 
 def to_csv(s: Scored) -> str:

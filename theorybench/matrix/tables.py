@@ -82,7 +82,8 @@ def _as_prediction(p: Mapping[str, Any]) -> Prediction:
     if "verified_up_to" not in ev and label.startswith("verified ≤ "):
         ev["verified_up_to"] = label.split("≤ ", 1)[1]
     return Prediction(p["theory"], p["task"], Verdict(p["verdict"]),
-                      Basis(p.get("basis", "none")), Status(p.get("status", "none")), ev, "")
+                      Basis(p.get("basis", "none")), Status(p.get("status", "none")), ev, "",
+                      lines=dict(p.get("lines") or {}))
 
 
 def prediction_cell(p: Mapping[str, Any]) -> str:
@@ -102,7 +103,9 @@ def prediction_table(predictions: Sequence[Mapping[str, Any]], theories: Sequenc
         rows.append(row)
     for p in predictions:
         records.append({**{k: p[k] for k in ("theory", "task", "verdict", "basis", "status")},
-                        "status_label": _as_prediction(p).status_label})
+                        "status_label": _as_prediction(p).status_label,
+                        **({"lines": {k: v.get("verdict") for k, v in p["lines"].items()}}
+                           if p.get("lines") else {})})
     return Table("Predictions", ["task", *theories], rows, records, LEGEND)
 
 
