@@ -123,17 +123,36 @@ class Scored:
     skipped_tasks: list[str]
 
 
-def usable_tasks(ref: Reference) -> tuple[list[str], list[str]]:
-    """The reference's tasks this installation can build, and the others (a task file of
-    someone else's store that is not loaded here)."""
-    ok, skipped = [], []
+def usable_tasks(ref: Reference) -> tuple[dict[str, str], list[str]]:
+    """The reference's tasks this installation can build, as reference name -> the task
+    to predict (``@tomita3``, a shipped language of the reproduction tables, loads its
+    task file), and the others (a task file of someone else's store not loaded here)."""
+    from ..experiments.reproduce import resolve_task
+    ok: dict[str, str] = {}
+    skipped: list[str] = []
     for t in ref.tasks():
         try:
-            TaskRef.parse(t)
-            ok.append(t)
+            if t.startswith("@"):
+                family, params = resolve_task(t)
+                ok[t] = str(TaskRef(family, dict(params)))
+            else:
+                ok[t] = str(TaskRef.parse(t))
         except TheorybenchError:
             skipped.append(t)
     return ok, skipped
+
+
+def _predict(names: Sequence[str], tasks: Mapping[str, str], ctx: Context, progress: bool,
+             workers: int | None) -> list[dict[str, Any]]:
+    """``names`` on the tasks, each prediction filed under the reference's task name."""
+    back = {v: k for k, v in tasks.items()}
+    out = []
+    for p in predict_matrix(list(names), list(tasks.values()), ctx, progress=progress,
+                            workers=workers):
+        d = p.to_dict()
+        d["task"] = back.get(d["task"], d["task"])
+        out.append(d)
+    return out
 
 
 def score(ref: Reference, theories: Sequence[str] | None = None, ctx: Context | None = None,
@@ -159,8 +178,7 @@ def score(ref: Reference, theories: Sequence[str] | None = None, ctx: Context | 
     preds: list[dict[str, Any]] = [p for n in names if n in cached for p in cached[n]
                                    if p["task"] in tasks]
     if todo and tasks:
-        preds += [p.to_dict() for p in predict_matrix(todo, tasks, ctx, progress=progress,
-                                                      workers=workers)]
+        preds += _predict(todo, tasks, ctx, progress, workers)
     infos = theory_registry.theories()
     assumptions = {n: tuple(getattr(infos[n], "assumptions", ())) for n in names}
     entries = leaderboard(preds, ref, origins, assumptions)
@@ -180,8 +198,7 @@ def refresh_snapshot(ref: Reference, ctx: Context | None = None, progress: bool 
     ctx = ctx or Context()
     tasks, _ = usable_tasks(ref)
     names = theory_registry.shipped_theories()
-    preds = [p.to_dict() for p in predict_matrix(names, tasks, ctx, progress=progress,
-                                                 workers=workers)]
+    preds = _predict(names, tasks, ctx, progress, workers)
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                                 cwd=pathlib.Path(__file__).parent, timeout=10).stdout.strip()
