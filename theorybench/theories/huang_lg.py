@@ -2,54 +2,36 @@
 et al., "A formal framework for understanding length generalization in transformers",
 ICLR 2025 (arXiv 2410.02140), as a column that predicts per positional encoding.
 
-The paper's idealized learner picks, for each training length N, a transformer that fits
-the task on every input up to N and minimizes a description-length regularizer; its
-Limit Transformers are what such transformers converge to. The paper's main theorem: a
-function expressible by a Limit Transformer whose positional terms are only periodic and
-local (PERIODIC, LOCAL) is length-generalized by that learner once N is large enough; and
-every program of C-RASP[periodic, local] (C-RASP, Yang & Chiang 2024, with unary
-predicates periodic in the position and counts guarded by j = i - c) has such a Limit
-Transformer. Without positional terms (NoPE) the same holds for plain C-RASP. Theorem
-numbers are not given: they were not confirmed against a copy of the paper here (the
-results are named instead, docs/theories.md).
+The paper's idealized learner fits the task on every input up to the training length N
+with the least description-length regularizer; its main theorem: a function expressed by a
+Limit Transformer whose positional terms are only periodic and local is length-generalized
+by that learner for N large enough, and every C-RASP[periodic, local] program (C-RASP,
+Yang & Chiang 2024, with periodic unary predicates and counts guarded by j = i - c) has
+such a Limit Transformer; without positional encoding, the same for plain C-RASP. Theorem
+numbers were not confirmed against a copy of the paper, so the results are named.
 
-Per encoding of the length-generalization line (``Prediction.lines``):
+Per encoding (``Prediction.lines``, keys ``length_generalization:ENCODING``):
 
-* ``nope`` (no positional encoding): Easy when a C-RASP program *without* positional terms
-  decides the task - the crasp column's cell (:mod:`.crasp`), whose programs come from the
-  library (``for_task``: shipped files, programs supplied with task files, renamed library
-  programs, the program search) or from a partially ordered automaton, each checked
-  against the task's reference with ``check_against_task`` (or carried there by a checked
-  catalogue map). Hard when the crasp column shows that no plain C-RASP program exists
-  (a group in the syntactic monoid - periodic languages such as (aa)* and Parity are not
-  in C-RASP; one-way communication growing faster than log n; a checked reduction from
-  flip-flop or Sigma* b). The crasp cell's status is kept.
-* ``learned_offsets`` (learned absolute positions trained with random offsets, the
-  paper's APE protocol): Easy when a C-RASP[periodic, local] program decides the task - a
-  plain program (above), or a program with ``#import`` positional predicates supplied
-  with a task file (:mod:`..formal.user_artifacts` records it; it is checked here against
-  the task's reference like a library program). Hard only where a result holds for
-  C-RASP[periodic, local] as well: (i) the one-way communication bound - with periodic and
-  local predicates the message at a cut holds the prefix counts plus the Boolean values at
-  the last c positions before the cut and nothing else (the periodic predicates are
-  functions of the position, known to both sides), so the rows are at most
-  2^(cF) (L+1)^P, still O(log L) bits; the paper's own limitation of Limit Transformers
-  is by communication complexity; (ii) Parity, which the paper shows is not expressible
-  with periodic and local positional terms: applied to a task whose decision function is
-  Parity or its complement, over any two letters, on every input at every n checked
-  (never by its name) - cited, as the result has no confirmed number here. The plain
-  C-RASP lower bounds (groups, flip-flop, Sigma* b) do NOT carry over: (aa)* is
-  i mod 2 at the end marker, Sigma* b reads the previous position.
+* ``nope``: Easy from the crasp column's checked C-RASP program without positional terms
+  (library / task-file / renamed / searched programs, a partially ordered automaton, a
+  checked catalogue map); Hard from its lower bounds (a group in the monoid: periodic
+  languages such as (aa)* and Parity are not in C-RASP; one-way communication; flip-flop,
+  Sigma* b); the crasp cell's status is kept.
+* ``learned_offsets`` (learned absolute positions with random offsets, the paper's APE):
+  Easy from a NoPE program or a C-RASP[periodic, local] program supplied with a task file,
+  checked here with ``check_against_task``; Hard only from results that hold with
+  periodic and local predicates: the one-way communication bound (the message at a cut
+  gains only the Boolean values at the c positions before it: at most 2^(cF) (L+1)^P
+  rows) and Parity (the task checked to be Parity or its complement on every input up to
+  max_n; cited). A group or flip-flop alone says nothing here: (aa)* is i mod 2 at the
+  end marker, Sigma* b reads the previous position.
 
-The cell's own verdict pools the encodings: Easy if some encoding is Easy, Hard if every
-encoding is Hard, else Unknown. The in-distribution and LLM lines get Unknown entries: the
-theory says nothing about them. Easy means "predicted to length-generalize under the
-paper's idealized inference", with the program verified up to N (never proven: the
-program is checked on finitely many inputs). Hard reads the paper's framework as the
-authors read their experiments - no program in the encoding's fragment, predicted to
-fail - and rests on the non-expressibility result named in each entry; C-RASP is
-contained in the Limit Transformers of the theorem, so a Hard cell assumes no Limit
-Transformer outside C-RASP decides the task (stated in the evidence).
+The cell pools the encodings: Easy if one is Easy, Hard if all are Hard, else Unknown;
+the in-distribution and LLM lines get Unknown entries. Easy means "predicted to
+length-generalize under the paper's idealized inference", the program verified up to N.
+Hard reads "no program in the fragment" as "predicted to fail", as the authors read their
+experiments; C-RASP is contained in the theorem's Limit Transformers, so Hard assumes no
+Limit Transformer outside C-RASP decides the task (each Hard entry says so).
 """
 
 from __future__ import annotations
@@ -68,7 +50,7 @@ from ..formal.search.languages import HUANG25
 from ..formal.user_artifacts import serves_only
 from ..tasks import TaskRef
 from .base import (LENGTH_LINE, STATUS_ORDER, Basis, Context, Prediction, RuleSkip, Status,
-                   Theory, Verdict, line_key, line_prediction, rule, status_problem)
+                   Theory, Verdict, line_key, line_prediction, rule)
 from .closures import RULE_NAME as CATALOGUE_RULE
 from .crasp import CHECK_LIMIT, YC24, YV, CRASPTheory
 
@@ -114,10 +96,6 @@ class Entry:
         return line_prediction(self.verdict, self.status, self.explanation,
                                {"basis": self.basis.value, **self.evidence})
 
-    def problem(self, theory: str, task: str) -> str | None:
-        return status_problem(Prediction(theory, task, self.verdict, self.basis, self.status,
-                                         self.evidence, self.explanation))
-
 
 def _unknown(why: str, **evidence) -> Entry:
     return Entry(Verdict.UNKNOWN, Status.NONE, Basis.NONE, why, evidence)
@@ -139,7 +117,7 @@ def _nope(family: TaskRef, cell: Prediction) -> Entry:
         ev["theorem"] = (f"a function with a C-RASP program without positional terms is "
                          f"length-generalized by the idealized inference without positional "
                          f"encoding ({HUANG25}; C-RASP: {YC24})")
-        return Entry(Verdict.EASY, cell.status, Basis.CONSTRUCTION,
+        return Entry(Verdict.EASY, cell.status, cell.basis,
                      f"{family} is {IDEAL}, {WORDS[NOPE]}: the crasp column has a C-RASP "
                      f"program with no positional terms for it ({cell.rule}; "
                      f"{cell.status_label}): {cell.explanation}", ev)
