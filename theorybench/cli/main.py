@@ -23,7 +23,7 @@ from ..registry import BUILTIN, Registry
 #: The shipped command modules of ``theorybench.cli``, each with ``register(subparsers)``
 #: adding its subcommands; the help lists them in this order.
 COMMAND_MODULES = ("automaton", "bapo", "brasp", "byo", "circuit", "claims", "construct",
-                   "crasp", "llm", "mpc", "predict", "report", "reproduce", "run", "sensitivity",
+                   "crasp", "discover", "llm", "mpc", "predict", "report", "reproduce", "run", "sensitivity",
                    "score", "sharpness",
                    "task", "tasks", "theory")
 

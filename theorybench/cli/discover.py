@@ -1,0 +1,91 @@
+"""`theorybench discover`: tasks that split the theories, found by search and settled by
+training (:mod:`theorybench.matrix.discover`)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..errors import ConfigError
+from ..matrix import discover as disc
+from ..safe_io import check_output
+from .common import add_force, int_arg, max_n_arg, parse_seed
+
+BUDGETS = {
+    # candidates judged, candidates trained, the profile whose protocol trains them
+    "smoke": {"candidates": 12, "top": 4, "profile": "smoke", "seeds": "0,1,2"},
+    "quick": {"candidates": 60, "top": 24, "profile": "quick", "seeds": "0,1,2"},
+}
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "discover", help="find tasks on which the theories disagree and train on them",
+        description="Generate candidate tasks (regular languages by minimal automaton), drop "
+        "those equal to a known family, let every theory column judge a seeded subset, rank "
+        "them by the pairs of columns with opposite verdicts, train the top ones in "
+        "distribution (resumable store) and write discovered.md, the found task files and a "
+        "reference of their outcomes (theorybench score --reference OUT/discovered.json).")
+    p.add_argument("--budget", choices=sorted(BUDGETS), default="quick",
+                   help="smoke: 12 candidates, 4 trained under the smoke protocol; quick "
+                        "(default): 60 candidates, 24 trained under the quick protocol")
+    p.add_argument("--generator", action="append", default=None, metavar="dfa:K:S",
+                   help="candidate languages over K letters with at most S states (repeat; "
+                        f"default {' '.join(disc.DEFAULT_GENERATORS)})")
+    p.add_argument("--candidates", type=int_arg(1, 100_000), default=None,
+                   help="candidates judged at most (default: the budget's)")
+    p.add_argument("--top", type=int_arg(0, 1000), default=None,
+                   help="candidates trained (default: the budget's)")
+    p.add_argument("--seeds", default=None, help="training seeds, comma-separated (default "
+                   "0,1,2)")
+    p.add_argument("--seed", type=parse_seed, default=0,
+                   help="the search's seed: which candidates are judged (default 0)")
+    p.add_argument("--max-n", type=max_n_arg, default=10,
+                   help="largest n for the theories' exact computations (default 10)")
+    p.add_argument("--time-limit", type=float, default=10.0,
+                   help="seconds per theory rule per candidate (default 10)")
+    p.add_argument("--out", default="discover-out", help="output folder (default discover-out)")
+    p.add_argument("--tasks-dir", default=None,
+                   help="where the found task files go (default OUT/discovered)")
+    p.add_argument("--db", default=None, help="results store (default OUT/runs.sqlite)")
+    p.add_argument("--no-train", action="store_true", help="judge and rank only")
+    p.add_argument("--workers", type=int_arg(1, 64), default=None,
+                   help="processes for predictions and training (default: one per core)")
+    add_force(p, "the files in --out")
+    p.set_defaults(func=cmd_discover)
+
+
+def cmd_discover(args) -> int:
+    b = BUDGETS[args.budget]
+    try:
+        seeds = [int(s) for s in (args.seeds or b["seeds"]).split(",") if s.strip()]
+    except ValueError:
+        raise ConfigError(f"--seeds {args.seeds!r} is not a comma-separated list of integers "
+                          "(e.g. 0,1,2)") from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise ConfigError("--seeds needs at least one non-negative integer (e.g. 0,1,2)")
+    if not 0 < args.time_limit <= 3600:
+        raise ConfigError(f"--time-limit {args.time_limit} must be in (0, 3600] seconds")
+    generators = args.generator or list(disc.DEFAULT_GENERATORS)
+    for g in generators:
+        disc.Generator.parse(g)   # a bad generator is refused before any work
+    inputs = [("--db", args.db)] if args.db else []
+    import pathlib
+    out = pathlib.Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("discovered.md", "discovered.json"):   # before any work
+        check_output(out / name, inputs, args.force)
+    from ..experiments.published import LANGUAGES_DIR
+    d = disc.discover(generators, args.candidates or b["candidates"],
+                      b["top"] if args.top is None else args.top, args.seed, args.out,
+                      args.db, seeds, b["profile"], args.max_n, args.time_limit,
+                      args.workers, not args.no_train, True,
+                      extra_known=sorted(LANGUAGES_DIR.glob("*.py")))
+    files = disc.write(d, args.out, args.tasks_dir)
+    settled = d.settled()
+    print(f"{d.generated} languages generated, {len(d.known)} equal to a known family, "
+          f"{len(d.judged)} judged, {len(d.trained)} trained, {len(settled)} settled",
+          file=sys.stderr)
+    print(f"wrote {files['discovered.md']} and {len(files) - 2} task file(s)")
+    return 0

@@ -1,0 +1,451 @@
+"""Tasks that split the theories: found by search, ranked by disagreement, settled by
+training (`theorybench discover`).
+
+1. **Candidates.** Regular languages by canonical minimal DFA (:mod:`..formal.automata.
+   enumerate`: every language with at most S states over k letters, each exactly once, so
+   no two candidates are the same language at any length). A candidate equal to a
+   registered family (or one of the shipped language files), up to a renaming of the
+   letters, on every word of each length 1..``EQUIV_LEN`` where that family is defined, is
+   dropped as known. Each candidate is a task file (``DFA = {...}``), so it takes the road
+   every user task takes.
+2. **Verdicts.** Every shipped theory column predicts each candidate (rules under a per-rule
+   time limit, ``Context.time_limit_s``; a rule past it does not fire, so the cell may be
+   Unknown). When there are more candidates than ``candidates``, a subset drawn with the
+   run's seed is judged.
+3. **Ranking.** Disagreement = the number of pairs of columns giving opposite decided
+   verdicts (Easy against Hard); ties go to the cheaper task to train (fewer states, fewer
+   letters), then the name. Deterministic given the seed.
+4. **Training.** The ``top`` candidates are trained in distribution with the quick
+   profile's protocol (its model, budget, n and three seeds), in a results store keyed by
+   each task file's digest: a second run resumes and trains nothing twice. A task is
+   *settled* when its in-distribution cell is Easy or Hard (not inconclusive, not
+   insufficient).
+5. **Output.** ``discovered.md`` (the figures of every stage, each found task with its
+   verdicts, its outcome with intervals and the theories it refutes), each settled task as
+   a task file with that record in its docstring, and a reference of their outcomes for
+   ``theorybench score --reference FILE``.
+
+A theory is *refuted* by a task when its decided verdict is the opposite of the settled
+outcome; the document says, for every theory no task refutes, how many settled tasks it
+decided and agreed on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import pathlib
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from ..errors import ConfigError, TheorybenchError
+from ..experiments.lines import IN_DISTRIBUTION
+from ..formal.automata.dfa import DFA
+from ..formal.automata.enumerate import minimal_languages, words_upto
+from ..safe_io import atomic_write
+from ..tasks import registry as task_registry
+from ..theories.base import Context
+from ..theories.registry import shipped_theories
+from ..theories.runner import predict_matrix
+from .cells import EASY, HARD, Thresholds
+from .reference import RefCell, Reference, cells_digest
+
+#: Words of each length up to this are compared for the equivalence with known families.
+EQUIV_LEN = 8
+LETTERS = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class Generator:
+    """Regular languages over ``letters`` letters with at most ``states`` states."""
+
+    letters: int
+    states: int
+
+    @classmethod
+    def parse(cls, text: str) -> "Generator":
+        """``dfa:2:3`` -> 2 letters, at most 3 states."""
+        parts = str(text).strip().split(":")
+        try:
+            if parts[0] != "dfa" or len(parts) != 3:
+                raise ValueError
+            k, s = int(parts[1]), int(parts[2])
+        except ValueError:
+            raise ConfigError(f"generator {text!r} is not dfa:LETTERS:STATES (e.g. dfa:2:3: "
+                              "every language over 2 letters with at most 3 states)") from None
+        if not (2 <= k <= 3 and 2 <= s <= 4) or (k == 3 and s > 3) or (s == 4 and k > 2):
+            raise ConfigError(f"generator {text!r}: use 2-3 letters and 2-4 states (dfa:2:4 "
+                              "and dfa:3:3 walk about 10^6 and 1.6 x 10^5 tables)")
+        return cls(k, s)
+
+    def __str__(self) -> str:
+        return f"dfa:{self.letters}:{self.states}"
+
+
+DEFAULT_GENERATORS = ("dfa:2:3", "dfa:3:2")
+
+
+@dataclass
+class Candidate:
+    dfa: DFA
+    generator: str
+    name: str = ""
+    path: str = ""
+    cells: dict[str, str] = field(default_factory=dict)         # theory -> verdict
+    labels: dict[str, str] = field(default_factory=dict)        # theory -> cell text
+    disagreement: int = 0
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (Easy column, Hard column)
+
+    def __post_init__(self):
+        if not self.name:
+            key = self.dfa.delta.tobytes() + b"|" + self.dfa.output.tobytes()
+            digest = hashlib.sha256(key).hexdigest()[:8]
+            self.name = f"re{self.dfa.k}_{self.dfa.size}s_{digest}"
+
+    @property
+    def cost(self) -> tuple[int, int]:
+        return (self.dfa.size, self.dfa.k)
+
+    def dfa_dict(self) -> dict[str, Any]:
+        a = self.dfa.alphabet
+        return {"start": 0, "accept": [int(q) for q in np.flatnonzero(self.dfa.output)],
+                "delta": {int(q): {a[i]: int(self.dfa.delta[q, i]) for i in range(self.dfa.k)}
+                          for q in range(self.dfa.size)}}
+
+    def examples(self, count: int = 4) -> tuple[list[str], list[str]]:
+        """The shortest members and non-members (for people reading the page)."""
+        yes, no = [], []
+        for words in words_upto(self.dfa.k, 6)[1:]:
+            out = self.dfa.evaluate(words)
+            for w, o in zip(words, out):
+                (yes if o else no).append("".join(self.dfa.alphabet[i] for i in w))
+            if len(yes) >= count and len(no) >= count:
+                break
+        return yes[:count], no[:count]
+
+    def file_text(self, record: str = "") -> str:
+        yes, no = self.examples()
+        doc = (f"Found by `theorybench discover` ({self.generator}): the language of a "
+               f"{self.dfa.size}-state minimal automaton over {{{', '.join(self.dfa.alphabet)}}}."
+               f"\n\nShortest members: {', '.join(yes) or '(none)'}; non-members: "
+               f"{', '.join(no) or '(none)'}.")
+        if record:
+            doc += "\n\n" + record
+        return (f'"""{doc}\n"""\n\nNAME = "{self.name}"\n'
+                f"ALPHABET = {tuple(self.dfa.alphabet)!r}\nLENGTHS = (1, 64)\n"
+                f"DFA = {self.dfa_dict()!r}\n")
+
+
+def generate(generators: Sequence[str] = DEFAULT_GENERATORS) -> list[Candidate]:
+    """Every language of the generators, once each, nontrivial (not empty, not full)."""
+    out = []
+    for text in generators:
+        g = Generator.parse(text)
+        for dfa in minimal_languages(LETTERS[:g.letters], g.states):
+            out.append(Candidate(dfa, str(g)))
+    return out
+
+
+# ---- equivalence with what is known -----------------------------------------------------------
+
+def known_signatures(letters: Iterable[int], max_len: int = EQUIV_LEN,
+                     extra_files: Iterable[str | pathlib.Path] = ()) -> dict[int, list[tuple[str, dict[int, bytes]]]]:
+    """Per alphabet size: (family, n -> its labels on every word of length n, in base-k
+    order) for every registered single-output family at its default parameters, and for
+    ``extra_files`` (task files, loaded)."""
+    for f in extra_files:
+        task_registry.load_task_file(f, export=False)
+    wanted = set(letters)
+    out: dict[int, list[tuple[str, dict[int, bytes]]]] = {k: [] for k in wanted}
+    for name, cls in task_registry.families().items():
+        try:
+            fam_ns = list(cls.valid_ns(1, max_len))
+        except TheorybenchError:
+            continue
+        sig: dict[int, bytes] = {}
+        k = None
+        for n in fam_ns:
+            try:
+                inst = cls(n=n)
+                if len(inst.vocab) not in wanted:
+                    break
+                k = len(inst.vocab)
+                x = inst.enumerate()
+                y = np.asarray(inst.label(x))
+            except (TheorybenchError, AttributeError, TypeError, ValueError, MemoryError):
+                break
+            if y.ndim != 1 or x.shape != (k ** n, n) or x.max(initial=0) >= k:
+                break   # not one label per word of length n over k letters
+            order = np.argsort((x * (k ** np.arange(n - 1, -1, -1))).sum(1), kind="stable")
+            sig[n] = (y[order] != 0).astype(np.uint8).tobytes()
+        if k is not None and len(sig) >= 3:
+            out[k].append((name, sig))
+    return out
+
+
+def equivalent_known(c: Candidate, known: dict[int, list[tuple[str, dict[int, bytes]]]]
+                     ) -> str | None:
+    """The known family the candidate equals (up to renaming letters) on every word of every
+    length both define up to EQUIV_LEN, or None."""
+    k = c.dfa.k
+    words = words_upto(k, EQUIV_LEN)
+    for perm in itertools.permutations(range(k)):
+        renamed = c.dfa.delta[:, list(perm)]
+        d = DFA(c.dfa.alphabet, renamed, c.dfa.output, 0)
+        mine = {n: (d.evaluate(words[n]) != 0).astype(np.uint8).tobytes()
+                for n in range(1, EQUIV_LEN + 1)}
+        for name, sig in known.get(k, []):
+            if all(mine[n] == v for n, v in sig.items()):
+                return name
+    return None
+
+
+# ---- verdicts and ranking ---------------------------------------------------------------------
+
+def disagreement(cells: dict[str, str]) -> tuple[int, list[tuple[str, str]]]:
+    """Pairs of columns with opposite decided verdicts: (count, [(Easy column, Hard column)])."""
+    easy = [t for t, v in cells.items() if v == EASY]
+    hard = [t for t, v in cells.items() if v == HARD]
+    pairs = [(e, h) for e in easy for h in hard]
+    return len(pairs), pairs
+
+
+def rank(cands: Sequence[Candidate]) -> list[Candidate]:
+    """Most disagreement first; ties: cheaper to train (fewer states, fewer letters), name."""
+    return sorted(cands, key=lambda c: (-c.disagreement, c.cost, c.name))
+
+
+def judge(cands: Sequence[Candidate], folder: pathlib.Path, ctx: Context,
+          workers: int | None = None, progress: bool = True) -> None:
+    """Write each candidate's task file into ``folder``, load it, and fill its cells from
+    every shipped theory's prediction."""
+    from ..theories.runner import cell as cell_text
+    folder.mkdir(parents=True, exist_ok=True)
+    names = shipped_theories()
+    for c in cands:
+        path = folder / f"{c.name}.py"
+        text = c.file_text()
+        if not path.is_file() or path.read_text() != text:
+            atomic_write(path, text)
+        c.path = str(path)
+        task_registry.load_task_file(path)
+    preds = predict_matrix(names, [c.name for c in cands], ctx, progress=progress,
+                           workers=workers)
+    by = {c.name: c for c in cands}
+    for p in preds:
+        c = by[str(p.task)]
+        c.cells[p.theory] = p.verdict.value
+        c.labels[p.theory] = cell_text(p)
+    for c in cands:
+        c.disagreement, c.pairs = disagreement(c.cells)
+
+
+# ---- training -----------------------------------------------------------------------------
+
+def train(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0, 1, 2),
+          profile: str = "quick", workers: int | None = None, progress: bool = True
+          ) -> dict[str, Any]:
+    """The candidates' in-distribution runs under ``profile``'s protocol (its grid for
+    these tasks, with ``seeds``), in the store ``db`` (resumable)."""
+    from ..experiments.sweep import run_sweep
+    if not cands:
+        return {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
+    return run_sweep(IN_DISTRIBUTION, tasks=[c.name for c in cands], profile=profile, db=db,
+                     seeds=list(seeds), progress=progress, workers=workers, label="discover")
+
+
+def outcomes(cands: Sequence[Candidate], records: Iterable[Any],
+             thresholds: Thresholds = Thresholds()) -> dict[str, Any]:
+    """task -> its in-distribution cell (:func:`.empirical.in_distribution_cells`)."""
+    from .empirical import in_distribution_cells
+    names = {c.name for c in cands}
+    return {t: cell for t, cell in in_distribution_cells(list(records), thresholds).items()
+            if t in names}
+
+
+def refutes(c: Candidate, observed: str) -> list[str]:
+    """The theories whose decided verdict is the opposite of the settled outcome."""
+    if observed not in (EASY, HARD):
+        return []
+    return sorted(t for t, v in c.cells.items() if v in (EASY, HARD) and v != observed)
+
+
+# ---- the whole run ------------------------------------------------------------------------
+
+@dataclass
+class Discovery:
+    generated: int
+    known: list[tuple[str, str]]          # (candidate, the family it equals)
+    judged: list[Candidate]
+    ranked: list[Candidate]
+    trained: list[Candidate]
+    cells: dict[str, Any]                 # task -> in-distribution EmpiricalCell
+    train_summary: dict[str, Any]
+    options: dict[str, Any]
+    theories: list[str]
+
+    def settled(self) -> list[Candidate]:
+        return [c for c in self.trained if c.name in self.cells
+                and self.cells[c.name].verdict in (EASY, HARD)]
+
+
+def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 60,
+             top: int = 24, seed: int = 0, out: str | pathlib.Path = "discover-out",
+             db: str | None = None, seeds: Sequence[int] = (0, 1, 2), profile: str = "quick",
+             max_n: int = 10, time_limit_s: float = 10.0, workers: int | None = None,
+             train_top: bool = True, progress: bool = True,
+             extra_known: Iterable[str | pathlib.Path] = ()) -> Discovery:
+    """Generate, drop the known, judge a seeded subset, rank, train the top, read them."""
+    if candidates < 1 or top < 0:
+        raise ConfigError("--candidates must be at least 1 and --top at least 0")
+    if len(set(seeds)) < 1:
+        raise ConfigError("--seeds needs at least one seed")
+    out = pathlib.Path(out)
+    pool = generate(generators)
+    generated = len(pool)
+    known = known_signatures({c.dfa.k for c in pool}, extra_files=extra_known)
+    fresh, dropped = [], []
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(pool))
+    for i in order:   # the seeded order decides which candidates are judged
+        c = pool[int(i)]
+        same = equivalent_known(c, known)
+        if same:
+            dropped.append((c.name, same))
+            continue
+        fresh.append(c)
+        if len(fresh) >= candidates:
+            break
+    ctx = Context(max_n=max_n, seed=seed, time_limit_s=time_limit_s)
+    judge(fresh, out / "candidates", ctx, workers=workers, progress=progress)
+    ranked = rank(fresh)
+    picked = [c for c in ranked if c.disagreement > 0][:top]
+    db = db or str(out / "runs.sqlite")
+    summary = train(picked, db, seeds, profile, workers, progress) if train_top and picked \
+        else {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
+    from ..experiments.store import ResultsStore
+    records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION) \
+        if pathlib.Path(db).is_file() else []
+    cells = outcomes(picked, records)
+    opts = {"generators": list(generators), "candidates": candidates, "top": top,
+            "seed": seed, "seeds": list(seeds), "profile": profile, "max_n": max_n,
+            "time_limit_s": time_limit_s, "db": db, "equivalence_lengths": EQUIV_LEN,
+            "train": bool(train_top)}
+    return Discovery(generated, dropped, fresh, ranked, picked, cells, summary, opts,
+                     shipped_theories())
+
+
+def _outcome_text(cell) -> str:
+    """"n=8: 1.00 (seeds 0.99-1.00; Wilson 0.99-1.00); ..." of an in-distribution cell."""
+    return "; ".join(f"n={n}: {agg.interval_text()}" for n, agg in sorted(cell.by_n.items()))
+
+
+def reference_of(d: Discovery) -> Reference:
+    """The settled tasks' outcomes as a reference (tasks named by their file, relative to
+    the reference's folder: ``discovered/NAME.py``)."""
+    cells = {IN_DISTRIBUTION: {f"discovered/{c.name}.py": RefCell(
+        f"discovered/{c.name}.py", IN_DISTRIBUTION, d.cells[c.name].verdict,
+        d.cells[c.name].note) for c in d.settled()}}
+    src = {"lines": [IN_DISTRIBUTION], "from": "theorybench discover",
+           "options": json.dumps(d.options, sort_keys=True)}
+    return Reference("discovered", "tasks found by `theorybench discover` that split the "
+                     "theories, settled by training", Thresholds().describe(), [src], cells,
+                     cells_digest(cells))
+
+
+def write(d: Discovery, out: str | pathlib.Path, tasks_dir: str | pathlib.Path | None = None
+          ) -> dict[str, pathlib.Path]:
+    """``discovered.md``, the settled tasks' files (in ``tasks_dir``, default
+    ``OUT/discovered``) and ``discovered.json`` (a reference) in ``out``."""
+    from . import reference as ref_mod
+    out = pathlib.Path(out)
+    tasks_dir = pathlib.Path(tasks_dir) if tasks_dir else out / "discovered"
+    tasks_dir.mkdir(parents=True, exist_ok=True)
+    files: dict[str, pathlib.Path] = {}
+    settled = d.settled()
+    for c in settled:
+        cell = d.cells[c.name]
+        record = (f"Settled in distribution: {cell.verdict.capitalize()} "
+                  f"({_outcome_text(cell)}; {cell.note}).\n\nTheory verdicts: "
+                  + "; ".join(f"{t} {v}" for t, v in c.cells.items())
+                  + f".\n\nRefutes: {', '.join(refutes(c, cell.verdict)) or 'none'}.")
+        p = tasks_dir / f"{c.name}.py"
+        atomic_write(p, c.file_text(record))
+        files[p.name] = p
+    ref = reference_of(d)
+    files["discovered.json"] = out / "discovered.json"
+    ref_mod.write(files["discovered.json"], ref)
+    files["discovered.md"] = out / "discovered.md"
+    atomic_write(files["discovered.md"], markdown(d))
+    return files
+
+
+def markdown(d: Discovery) -> str:
+    settled = d.settled()
+    o = d.options
+    judged_decided = {t: sum(c.cells.get(t) in (EASY, HARD) for c in d.judged)
+                      for t in d.theories}
+    hist: dict[int, int] = {}
+    for c in d.judged:
+        hist[c.disagreement] = hist.get(c.disagreement, 0) + 1
+    out = ["# Tasks that split the theories", "",
+           f"Found by `theorybench discover` with generators {', '.join(o['generators'])}, "
+           f"seed {o['seed']}, {o['candidates']} candidates judged at most, the top "
+           f"{o['top']} trained in distribution under the {o['profile']} profile's protocol "
+           f"with seeds {o['seeds']} (store {o['db']}); theory rules capped at "
+           f"{o['time_limit_s']:g} s each, exact computations up to n = {o['max_n']}.", "",
+           "## The search in figures", "",
+           f"- languages generated (each once, by canonical minimal DFA): {d.generated}",
+           f"- equal to a known family up to a renaming of letters on every word of length "
+           f"1-{o['equivalence_lengths']}, dropped: {len(d.known)} (e.g. "
+           + ", ".join(f"{a} = {b}" for a, b in d.known[:5]) + ")",
+           f"- judged by every column: {len(d.judged)}",
+           "- pairs of columns with opposite verdicts, by candidate: "
+           + ", ".join(f"{k}: {v}" for k, v in sorted(hist.items(), reverse=True)),
+           (f"- trained: {len(d.trained)}" if o.get("train", True) else
+            f"- selected for training: {len(d.trained)}, not trained (--no-train)")
+           + f" (runs: {d.train_summary.get('ran', 0)} ran, "
+           f"{d.train_summary.get('skipped_done', 0)} already in the store, "
+           f"{d.train_summary.get('failed', 0)} failed; {d.train_summary.get('wall_s', 0):.0f} s)",
+           f"- settled (Easy or Hard over {len(o['seeds'])} seeds): {len(settled)}; "
+           f"inconclusive or insufficient: {len(d.trained) - len(settled)}", ""]
+    out += ["## Found tasks", "",
+            "| task | states/letters | opposite pairs | " + " | ".join(d.theories)
+            + " | observed | refutes |", "|" + "---|" * (len(d.theories) + 5)]
+    for c in d.trained:
+        cell = d.cells.get(c.name)
+        obs = cell.verdict if cell is not None else "not trained"
+        out.append(f"| {c.name} | {c.dfa.size}/{c.dfa.k} | {c.disagreement} | "
+                   + " | ".join(c.cells.get(t, "") for t in d.theories)
+                   + f" | {obs} | {', '.join(refutes(c, obs)) or '—'} |")
+    out += ["", "Outcomes with intervals (mean over seeds, the seed range, a Wilson 95 % "
+            "interval over the test examples):", ""]
+    for c in d.trained:
+        cell = d.cells.get(c.name)
+        if cell is not None:
+            yes, no = c.examples(3)
+            out.append(f"- **{c.name}** (members {', '.join(yes) or '—'}; non-members "
+                       f"{', '.join(no) or '—'}): {cell.verdict}: {_outcome_text(cell)}. "
+                       f"{cell.note}")
+    out += ["", "## Each theory", ""]
+    for t in d.theories:
+        hit = [c.name for c in settled if t in refutes(c, d.cells[c.name].verdict)]
+        agree = sum(c.cells.get(t) == d.cells[c.name].verdict for c in settled)
+        decided = sum(c.cells.get(t) in (EASY, HARD) for c in settled)
+        if hit:
+            out.append(f"- **{t}**: refuted by {len(hit)} ({', '.join(hit)}); agrees on "
+                       f"{agree} of the {decided} settled tasks it decides")
+        else:
+            out.append(f"- **{t}**: refuted by none. It decides {decided} of the "
+                       f"{len(settled)} settled tasks and agrees on {agree}; over all "
+                       f"{len(d.judged)} judged candidates it decided "
+                       f"{judged_decided[t]}")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["Generator", "Candidate", "generate", "known_signatures", "equivalent_known",
+           "disagreement", "rank", "judge", "train", "outcomes", "refutes", "discover",
+           "Discovery", "write", "markdown", "reference_of", "DEFAULT_GENERATORS"]
