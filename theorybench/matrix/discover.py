@@ -292,6 +292,23 @@ class Discovery:
                 and self.cells[c.name].verdict in (EASY, HARD)]
 
 
+def select(pool: Sequence[Candidate], known, candidates: int, seed: int
+           ) -> tuple[list[Candidate], list[tuple[str, str]]]:
+    """Up to ``candidates`` of ``pool`` not equal to a known family, in an order drawn
+    with ``seed``; and the (candidate, family) pairs dropped on the way."""
+    fresh, dropped = [], []
+    for i in np.random.default_rng(seed).permutation(len(pool)):
+        c = pool[int(i)]
+        same = equivalent_known(c, known)
+        if same:
+            dropped.append((c.name, same))
+            continue
+        fresh.append(c)
+        if len(fresh) >= candidates:
+            break
+    return fresh, dropped
+
+
 def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 60,
              top: int = 24, seed: int = 0, out: str | pathlib.Path = "discover-out",
              db: str | None = None, seeds: Sequence[int] = (0, 1, 2), profile: str = "quick",
@@ -307,18 +324,7 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
     pool = generate(generators)
     generated = len(pool)
     known = known_signatures({c.dfa.k for c in pool}, extra_files=extra_known)
-    fresh, dropped = [], []
-    rng = np.random.default_rng(seed)
-    order = rng.permutation(len(pool))
-    for i in order:   # the seeded order decides which candidates are judged
-        c = pool[int(i)]
-        same = equivalent_known(c, known)
-        if same:
-            dropped.append((c.name, same))
-            continue
-        fresh.append(c)
-        if len(fresh) >= candidates:
-            break
+    fresh, dropped = select(pool, known, candidates, seed)
     ctx = Context(max_n=max_n, seed=seed, time_limit_s=time_limit_s)
     judge(fresh, out / "candidates", ctx, workers=workers, progress=progress)
     ranked = rank(fresh)
@@ -447,5 +453,5 @@ def markdown(d: Discovery) -> str:
 
 
 __all__ = ["Generator", "Candidate", "generate", "known_signatures", "equivalent_known",
-           "disagreement", "rank", "judge", "train", "outcomes", "refutes", "discover",
+           "disagreement", "rank", "select", "judge", "train", "outcomes", "refutes", "discover",
            "Discovery", "write", "markdown", "reference_of", "DEFAULT_GENERATORS"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import pathlib
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -135,6 +136,11 @@ def usable_tasks(ref: Reference) -> tuple[dict[str, str], list[str]]:
             if t.startswith("@"):
                 family, params = resolve_task(t)
                 ok[t] = str(TaskRef(family, dict(params)))
+            elif t.endswith(".py") and ref.path:
+                # a task file shipped beside the reference (discover's found tasks)
+                from ..tasks.registry import load_task_file
+                path = pathlib.Path(ref.path).parent / t
+                ok[t] = load_task_file(path).name
             else:
                 ok[t] = str(TaskRef.parse(t))
         except TheorybenchError:
