@@ -242,3 +242,30 @@ def test_default_encodings_are_registered():
     from theorybench.theories.base import LENGTH_LINE
     assert LENGTH_LINE == LENGTH_GENERALIZATION
     assert all(e in ENCODINGS for e in user.LENGTH_ENCODINGS)
+
+
+def test_verify_and_report_take_a_theory_file(mine, tmp_path):
+    """verify's prediction step (pool workers) and the report's leaderboard."""
+    from theorybench.experiments.spec import RunSpec
+    from theorybench.experiments.store import ResultsStore
+    from theorybench.matrix.report import build_report
+    from theorybench.matrix.verify import derive_predictions
+    names = registry.selection([str(mine)])
+    assert names[-1] == "symmetric_only" and names[:-1] == registry.shipped_theories()
+    preds = derive_predictions(max_n=8, progress=False, theories=["symmetric_only"],
+                               tasks=["parity", "index"], workers=2)
+    assert {p["task"]: p["verdict"] for p in preds} == {"parity": "easy", "index": "hard"}
+    db = tmp_path / "runs.sqlite"
+    store = ResultsStore(db)
+    specs = [RunSpec("in_distribution", t, n=8, seed=0) for t in ("parity", "index")]
+    store.queue(specs)
+    for spec, acc in zip(specs, (0.5, 1.0)):
+        store.mark_done(spec.key, {"test_accuracy": acc, "loss_drop": 0.0,
+                                   "stop_reason": "plateau"})
+    store.close()
+    rep = build_report(preds, ResultsStore(db).records(), constructions=False)
+    board = rep.tables["leaderboard"].records
+    mine_row = next(r for r in board if r["predictor"] == "symmetric_only")
+    # parity observed Hard (predicted Easy), index observed Easy (predicted Hard)
+    assert (mine_row["compared"], mine_row["agree"]) == (2, 0)
+    assert mine_row["origin"] == str(mine.resolve())

@@ -12,6 +12,7 @@ from ..matrix import verify as verify_mod
 from ..matrix.agreement import parse_min_status
 from ..matrix.empirical import Thresholds
 from ..matrix.report import load_sharpness
+from ..theories.registry import selection
 from .common import add_force, path_arg
 from .common import max_n_arg as max_n_type
 
@@ -57,6 +58,7 @@ def register(sub) -> None:
                    help="checkpoints written by `theorybench run --checkpoints DIR` (verify: "
                         "<out>/checkpoints): adds the trained models' average sensitivity")
     _thresholds(p)
+    _theory_arg(p)
     add_force(p, "the report files in --out")
     p.set_defaults(func=cmd_report)
 
@@ -77,6 +79,7 @@ def register(sub) -> None:
     p.add_argument("--no-llm", action="store_true",
                    help="skip the llm line even when a model is installed")
     _thresholds(p)
+    _theory_arg(p)
     add_force(p, "the report files in --out")
     p.set_defaults(func=cmd_verify)
 
@@ -99,6 +102,17 @@ def _make_thresholds(args, protocol: str | None = None) -> Thresholds:
     return Thresholds.from_protocol(name, min_seeds=args.min_seeds, **explicit)
 
 
+def _theory_names(args) -> list[str]:
+    return [t.strip() for t in (getattr(args, "theory", None) or "").split(",") if t.strip()]
+
+
+def _theory_arg(p) -> None:
+    p.add_argument("--theory", default=None,
+                   help="comma-separated theory names or theory files (default: every "
+                        "registered theory; a theory file adds its columns beside the "
+                        "shipped ones)")
+
+
 def _inputs(args) -> list[tuple[str, str]]:
     """The files report and verify read (besides --db): none may be a report file."""
     return ([("the predictions file --predictions", getattr(args, "predictions", None))]
@@ -117,10 +131,19 @@ def cmd_report(args) -> int:
     if not Path(args.db).exists():
         print(f"theorybench: note: results store {args.db} does not exist; the report will "
               "have predictions only (is --db right?)", file=sys.stderr)
+    theories = selection(_theory_names(args))
     if args.predictions:
         preds = verify_mod.load_predictions(args.predictions)
+        if theories:   # the file's cells of the selected theories, the others derived now
+            have = {p.get("theory") for p in preds}
+            preds = [p for p in preds if p.get("theory") in theories]
+            todo = [t for t in theories if t not in have]
+            if todo:
+                preds += verify_mod.derive_predictions(
+                    max_n=args.max_n, progress=sys.stderr.isatty(), theories=todo)
     else:
-        preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty())
+        preds = verify_mod.derive_predictions(max_n=args.max_n, progress=sys.stderr.isatty(),
+                                              theories=theories)
     files = verify_mod.report(args.out, args.db, preds, th, min_status=min_status,
                               include_missing_lemmas=args.include_missing_lemmas,
                               sharpness=sharp, checkpoints=args.checkpoints,
@@ -135,6 +158,7 @@ def cmd_verify(args) -> int:
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,
                               progress=sys.stderr.isatty(), thresholds=th,
+                              theories=selection(_theory_names(args)),
                               llm=False if args.no_llm else None,
                               checkpoints=args.checkpoints, sharpness=sharp,
                               inputs=_inputs(args), force=args.force)

@@ -11,8 +11,7 @@ from ..matrix import score as score_mod
 from ..matrix.verify import store_records
 from ..safe_io import atomic_write, check_output
 from ..theories.base import Context
-from ..theories.registry import resolve_names, shipped_theories
-from ..theories.user import is_theory_file
+from ..theories.registry import selection
 from .common import add_force, int_arg, max_n_arg, parse_seed
 from .report import _make_thresholds, _thresholds
 
@@ -73,10 +72,7 @@ def cmd_score(args) -> int:
             reference_mod.write(save, ref)
     else:
         ref = reference_mod.load(args.reference or "quick")
-    theories = _names(args.theory)
-    if any(is_theory_file(t) for t in theories):
-        # a theory file is scored beside every shipped theory
-        theories = list(dict.fromkeys(shipped_theories() + resolve_names(theories)))
+    theories = selection(_names(args.theory))   # a file: beside every shipped theory
     if args.refresh_snapshot:
         if args.db:
             raise ConfigError("--refresh-snapshot refreshes a reference's snapshot; it does not "

@@ -68,6 +68,20 @@ def theory(name: str) -> Theory:
     return THEORY_REGISTRY.get(names[0])()
 
 
+def selection(names) -> list[str] | None:
+    """The theories a command's ``--theory`` / arguments select: None (every registered
+    theory) when none is given; names alone select just those; a theory file adds its
+    theories beside every shipped one (a new column is scored against the others)."""
+    from . import user as user_files
+    names = [n for n in (names or []) if str(n).strip()]
+    if not names:
+        return None
+    out = resolve_names(names)
+    if any(user_files.is_theory_file(n) for n in names):
+        out = list(dict.fromkeys(shipped_theories() + out))
+    return out
+
+
 def resolve_names(names) -> list[str]:
     """Theory names as given, each theory file (a name ending in ``.py``) loaded and
     replaced by the names of the theories it defines; unknown names are left for the
