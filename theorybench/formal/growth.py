@@ -248,6 +248,49 @@ def classify_growth(ns: Sequence[float], values: Sequence[float], flat_tol: floa
                      reason=reason)
 
 
+@dataclass
+class MeasuredGrowth:
+    """:func:`classify_measured`'s answer: the fit, the indices of the points it used (into
+    the series as given) and the x left out because the quantity is exactly 0 there."""
+
+    fit: GrowthFit
+    kept: list[int]
+    constant_at: list[float]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.fit.to_dict(), "constant_at": list(self.constant_at)}
+
+
+def classify_measured(xs: Sequence[float], values: Sequence[float],
+                      sigma: Sequence[float] | None = None,
+                      exact: Sequence[bool] | None = None) -> MeasuredGrowth:
+    """The one growth classification of a measured series (docs/theories.md §8): every
+    column that reads the same series calls this, so one series gets one class.
+
+    Points are taken in increasing x, the first of repeated x kept; an *exact* zero (a
+    function constant at that length has sensitivity 0 there, #a = #b at odd n; a
+    protocol for a constant needs no bits) is left out when at least three other points
+    remain: an object that works for every length works for the others, and the zig-zag
+    of zeros would otherwise read as no growth. Then :func:`classify_growth` on the rest,
+    weighted by ``sigma`` (standard errors of sampled values). ``exact``: which values are
+    exact (default: those with sigma 0)."""
+    x = np.asarray(xs, dtype=float)
+    y = np.asarray(values, dtype=float)
+    sig = np.zeros_like(y) if sigma is None else np.asarray(sigma, dtype=float)
+    ex = (sig == 0) if exact is None else np.asarray(exact, dtype=bool)
+    if not (x.shape == y.shape == sig.shape == ex.shape):
+        raise ValueError("classify_measured needs one x, value, sigma and exact flag per point")
+    order = np.argsort(x, kind="stable")
+    keep = [int(i) for k, i in enumerate(order) if k == 0 or x[i] > x[order[k - 1]]]
+    zeros = [i for i in keep if ex[i] and y[i] == 0]
+    constant: list[float] = []
+    if zeros and len(keep) - len(zeros) >= 3:
+        keep = [i for i in keep if i not in zeros]
+        constant = [int(x[i]) if float(x[i]).is_integer() else float(x[i]) for i in zeros]
+    fit = classify_growth(x[keep], y[keep], sigma=sig[keep])
+    return MeasuredGrowth(fit, keep, constant)
+
+
 def _falls(y: np.ndarray, unc: np.ndarray, z: float) -> bool:
     """The tail falls: its last value lies more than ``z`` uncertainties below its first,
     and no value rises that far above the first (sampled values near 0 may wobble)."""

@@ -24,7 +24,7 @@ from ..formal.sensitivity_closed import binary_encoding, closed_form_by_bits, de
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from .prediction import STATUS_ORDER
 from .regular import exact_check, task_automaton
-from ..formal.growth import classify_growth
+from .sensitivity_sampling import series_growth
 from ..formal.circuits.hardness import checked
 from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
 from ..errors import ResourceLimitError
@@ -149,6 +149,27 @@ def _sensitivity_series(family: str) -> tuple[tuple[int, ...], tuple[float, ...]
     return tuple(ms), tuple(values), dist
 
 
+def _growth_rows(family: str, ctx: Context, ms, values, dist: str):
+    """(rows, where they come from) of the series whose growth the Boppana rule reads.
+
+    A task on bits (no binary encoding) is the Sensitivity column's function under the
+    same uniform distribution, so the rule reads that column's series (exact values, then
+    sampled ones up to n = 64: :func:`.sensitivity.sensitivity_profile`) and its one
+    classification (:func:`.sensitivity_sampling.series_growth`): the same series gets the
+    same class in every column. A task whose tokens were written in binary is another
+    function; its own exact series is classified by the same function."""
+    if dist == "uniform":
+        from .sensitivity import sensitivity_profile
+        prof = sensitivity_profile(family, ctx)
+        if "error" not in prof:
+            return prof["values"], "the Sensitivity column's series (uniform distribution)"
+    rows = [{"n": None, "free_positions": int(m), "average_sensitivity": float(v),
+             "ci_low": float(v), "ci_high": float(v), "exact": True}
+            for m, v in zip(ms, values)]
+    return rows, "exact values on the binary encoding" if dist != "uniform" else \
+        "exact values (the Sensitivity column's series could not be measured)"
+
+
 def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
                             model: str = "a constant-depth polynomial-size AND/OR/NOT "
                                          "family") -> Prediction | RuleSkip:
@@ -158,28 +179,34 @@ def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
     the AC0 theory and Star-free[pos] (whose programs define FO[Arb] = non-uniform AC0
     languages), with one threshold.
 
-    A power-law fit over m <= MAX_SENS_BITS bits cannot tell m^c from (log m)^3 (the fit of
-    (log m)^3 on small m has exponent ~1.65), so a fit alone gives ``extrapolated``. A
-    closed form (formal/sensitivity_closed.py: parity m, majority ~ sqrt(2m/pi), MOD_k
-    ~ 2m/k, each a power of m for every m) decides instead when the task's function was
-    checked equal to the form's on every input and the form matches every measured value;
-    the identity is checked up to N, so the cell is ``verified ≤ N`` (exhaustive)."""
+    A closed form (formal/sensitivity_closed.py: parity m, majority ~ sqrt(2m/pi), MOD_k
+    ~ 2m/k, each a power of m for every m) decides first, when the task's function was
+    checked equal to the form's on every input (exact values up to MAX_SENS_BITS bits) and
+    the form matches every measured value; the identity is checked up to N, so the cell is
+    ``verified ≤ N`` (exhaustive). Otherwise the growth class of the measured series
+    decides, read by the one classification every column uses
+    (:func:`.sensitivity_sampling.series_growth`, :func:`_growth_rows`): a power law m^c
+    with c >= MIN_EXPONENT, or faster (exponential on the measured range), gives Hard,
+    ``extrapolated`` - a fit over m <= 64 cannot tell m^c from (log m)^3 (the fit of
+    (log m)^3 on small m has exponent ~1.65)."""
     series = _sensitivity_series(family)
     if isinstance(series, str):
         return RuleSkip(series)
     ms, values, dist = series
-    # a family constant at some lengths (#a = #b is false at every odd length) has
-    # sensitivity 0 there, and the zig-zag reads as no growth; a circuit family for every
-    # length is one for the other lengths too, so the bound is judged on those
-    constant = [m for m, v in zip(ms, values) if v == 0]
-    if constant and len(ms) - len(constant) >= 3:
-        ms, values = zip(*[(m, v) for m, v in zip(ms, values) if v != 0])
-    fit = classify_growth(list(ms), list(values))
-    ev = {"input_bits": list(ms), "average_sensitivity": list(values), "distribution": dist,
-          "growth": fit.to_dict(), "theorem": BOPPANA.to_dict(), "min_exponent": MIN_EXPONENT}
-    if constant:
-        ev["constant_at_bits"] = constant
     closed = closed_form_by_bits(family, ms, values)
+    ev: dict[str, Any] = {"input_bits": list(ms), "average_sensitivity": list(values),
+                          "distribution": dist, "theorem": BOPPANA.to_dict(),
+                          "min_exponent": MIN_EXPONENT}
+    rows, source = _growth_rows(family, ctx, ms, values, dist)
+    growth = series_growth(rows)
+    fit = growth.fit
+    xs = [int(rows[i]["free_positions"]) for i in growth.kept]
+    ys = [float(rows[i]["average_sensitivity"]) for i in growth.kept]
+    ev.update(growth=growth.to_dict(), growth_series=source, growth_bits=xs)
+    if growth.constant_at:
+        # a family constant at some lengths (#a = #b is false at every odd length) has
+        # sensitivity 0 there; a circuit family for every length is one for the others
+        ev["constant_at_bits"] = growth.constant_at
     if isinstance(closed, dict) and closed["agrees"] and closed["shape"] == "all" \
             and closed["power"] is not None and Fraction(closed["power"]) >= MIN_EXPONENT:
         ev.update(closed_form=closed, verified_up_to=max(closed["checked_ns"]),
@@ -189,14 +216,16 @@ def sensitivity_lower_bound(theory: Theory, family: str, ctx: Context,
                 f"{family}")
         return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, Status.VERIFIED,
                                  ev, expl)
-    if not (fit.kind in ("poly", "exponential") and (fit.exponent or 0) >= MIN_EXPONENT
-            and values[-1] > values[0]):
-        return RuleSkip(f"average sensitivity grows as {fit.formula} ({fit.kind}), not like "
-                        f"m^c with c >= {MIN_EXPONENT}", ev)
-    expl = (f"exact average sensitivity under the uniform distribution grows as {fit.formula} "
-            f"over m = {list(ms)} input bits; {model} has polylog(m) average sensitivity "
-            f"(Boppana 1997), so none computes {family} (extrapolated from m <= {ms[-1]}: a "
-            f"fit cannot exclude polylog growth)")
+    faster = fit.decided and (fit.kind == "exponential"
+                              or (fit.kind == "poly" and (fit.exponent or 0) >= MIN_EXPONENT))
+    if not (faster and ys[-1] > ys[0]):
+        return RuleSkip(f"average sensitivity grows as {fit.formula} ({fit.kind}"
+                        f"{'' if fit.decided else ', undecided'}), not like m^c with c >= "
+                        f"{MIN_EXPONENT}", ev)
+    expl = (f"average sensitivity under the uniform distribution grows as {fit.formula} "
+            f"({fit.kind}) over m = {xs} input bits ({source}); {model} has polylog(m) "
+            f"average sensitivity (Boppana 1997), so none computes {family} (extrapolated "
+            f"from m <= {xs[-1]}: a fit cannot exclude polylog growth)")
     return theory.prediction(family, Verdict.HARD, Basis.LOWER_BOUND, Status.EXTRAPOLATED,
                              ev, expl)
 

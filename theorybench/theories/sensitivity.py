@@ -25,8 +25,10 @@ values where the space is still small and sampled estimates (EXTEND_SAMPLES draw
 intervals) beyond, so that growth is read where the curve is
 asymptotic (3-hop rises to n = 10 and levels off near 7.6 from n = 14 to 64; a fit up to
 n = 10 called it linear). The growth class comes from
-:func:`..formal.growth.classify_growth` on the tail of the series, weighted by the
-intervals; log-log slopes are taken on the same tail.
+:func:`.sensitivity_sampling.series_growth` (the one classification the Boppana rules of
+AC0 and Star-free[pos] read too; exact zeros, where the function is constant, left out) on
+the tail of the series, weighted by the intervals; log-log slopes are taken on the same
+tail.
 
 * ``linear average sensitivity`` (lower bound) - a closed form with lim as_n/n > 0, or
   as_n / n_free >= HARD_FLOOR on the tail (n_free = positions with more than one choice),
@@ -64,13 +66,13 @@ from .. import tasks
 from ..errors import TheorybenchError
 from .base import (Basis, Context, RuleSkip, Status, Theory, Verdict,
                    rule)
-from ..formal.growth import classify_growth, tail_window
+from ..formal.growth import tail_window
 from ..formal.sensitivity import average_sensitivity
 from ..formal.sensitivity_closed import closed_form_for, describe
 # the extension's names stay importable from here (tests, users tuning the budget)
 from .sensitivity_sampling import (CONFIDENCE, EXTEND_EVALUATIONS, EXTEND_NS,  # noqa: F401
                                     EXTEND_SAMPLES, extend_series, sampler_is_uniform,
-                                    HARD_FLOOR, secondary)
+                                    HARD_FLOOR, secondary, series_growth)
 
 HARD_EXPONENT = 0.9
 EASY_EXPONENT = 0.75
@@ -142,14 +144,14 @@ def _profile(family: str, max_n: int, seed: int, options: tuple, budget: float) 
         return out
     free = np.array([max(r["free_positions"], 1) for r in rows], dtype=float)
     as_arr = np.array([r["average_sensitivity"] for r in rows], dtype=float)
-    # standard errors (the intervals are normal-approximation 95% intervals)
-    half_width = np.array([(r["ci_high"] - r["ci_low"]) / 2 for r in rows]) / 1.96
     # against the number of free positions (the effective input length; = n for bit-string
-    # tasks), so that separators and query tokens do not bend the estimate
-    order = np.argsort(free, kind="stable")
-    keep = order[np.concatenate([[True], np.diff(free[order]) > 0])]
-    fit = classify_growth(free[keep], as_arr[keep], sigma=half_width[keep])
-    out["fit"] = fit.to_dict()
+    # tasks), so that separators and query tokens do not bend the estimate; the one
+    # classification the Boppana rules read too (sensitivity_sampling.series_growth)
+    growth = series_growth(rows)
+    keep = np.array(growth.kept, dtype=int)
+    out["fit"] = growth.to_dict()
+    if growth.constant_at:
+        out["constant_at_free_positions"] = growth.constant_at
     tail = keep[tail_window(free[keep])]
     out["local_exponent"] = _slope(free[tail], as_arr[tail])
     out["exponent_all_n"] = _slope(free, as_arr)
