@@ -416,7 +416,7 @@ class HuangLG(Theory):
         return self.prediction(
             family, Verdict.HARD, worst.basis, worst.status, ev,
             f"Hard for every encoding ({_summary(entries)}). "
-            + " ".join(f"{e}: {entries[e].explanation}" for e in ENCODINGS))
+            + " ".join(f"[{e}] {entries[e].explanation}." for e in ENCODINGS))
 
     def predict(self, family: "TaskRef | str", context: Context | None = None) -> Prediction:
         """The pooled cell, with one ``lines`` entry per encoding and Unknown entries for
