@@ -22,6 +22,10 @@ Rules, in basis order (construction, lower bound, reduction, theorem) (each runs
    polynomial-size circuit per length) found by :mod:`theorybench.formal.search.circuits`
    and checked on every input up to N, then built and verified as in rule 1 -> Easy,
    verified <= N.
+   ``junta circuit`` (construction): a label that reads a bounded set of positions fixed
+   from the start and the end, by the same function at every n (found on every input at
+   small n, :mod:`theorybench.formal.junta`), is an OR of ANDs of one-hot token bits,
+   depth 2 and constant size, built and verified as in rule 1 -> Easy, verified <= N.
 3. ``Boppana sensitivity bound`` (lower bound): for a family on {0,1}^m, the exact average
    sensitivity (uniform distribution) grows like m^c with c >= 0.3 -> Hard, proven by
    Boppana (1997) given the measured growth (the fit is in the evidence).
@@ -35,6 +39,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import Basis, Context, Prediction, RuleSkip, Theory, Verdict, rule
+from .juntas import circuit_rule as junta_circuit_rule
 from .regular import quasi_rule
 from .rules import boppana_rule, construction_rule, reduction_rule
 
@@ -137,6 +142,14 @@ class AC0Theory(Theory):
         template search (formal/search/circuits.py), built and verified like a builder's
         -> Easy, verified <= N."""
         return construction_rule(self, family, "ac0", ctx, searched=True)
+
+    @rule("junta circuit", Basis.CONSTRUCTION)
+    def junta_circuit(self, family: str, ctx: Context):
+        """The label reads a bounded set of positions fixed from the start and the end, by
+        the same function at every n (found on every input at small n, formal/junta.py):
+        an OR of ANDs of one-hot token bits, depth 2 and constant size, built and verified
+        like a builder's circuits -> Easy, verified <= N (docs/theories.md, "Juntas")."""
+        return junta_circuit_rule(self, family, "ac0", ctx)
 
     @rule("Boppana sensitivity bound", Basis.LOWER_BOUND)
     def sensitivity(self, family: str, ctx: Context):

@@ -43,17 +43,20 @@ BINARY_TOKENS = ("uniform on the binary encoding of the tokens (ceil(log2 k) bit
 
 
 def construction_rule(theory: Theory, family: str, basis: str, ctx: Context,
-                      searched: bool = False) -> Prediction | RuleSkip:
+                      searched: bool = False, given: tuple | None = None) -> Prediction | RuleSkip:
     """A builder whose circuits are verified for every n tried, with bounded depth and
     polynomial size -> Easy (verified <= N: the construction is checked, not proved, for
     every n). ``searched``: instead of the library's builder, a uniform family found by the
     circuit template search (:mod:`theorybench.formal.search.circuits`), run the same way
     (a separate rule, after the exact-automaton rule, so a proof from a given automaton
-    comes first)."""
+    comes first). ``given``: (a builder, evidence to add) found by another rule (the junta
+    circuit), run the same way."""
     ns = list(default_ns(family))
     dropped: list[str] = []
     found = which = None
-    if searched:
+    if given is not None:
+        which = given[0]
+    elif searched:
         if builders_for(family, basis):
             return RuleSkip(f"the library has a {basis} builder for {family} (used by the "
                             "construction rule); no search")
@@ -86,6 +89,8 @@ def construction_rule(theory: Theory, family: str, basis: str, ctx: Context,
             "circuit at every length by construction; its agreement with the task is checked "
             f"on every input up to n = {found.checked_n} and on the construction table's "
             "lengths below, not proved for all n")}
+    if given is not None:
+        ev.update(given[1])
     if dropped:
         ev["sizes_left_out"] = dropped[-1:]
     if not res.verified:

@@ -29,7 +29,8 @@ Two matrix columns:
 
 Rules (in basis order).  Construction: a library program verified against the task at
 every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
-inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Easy; the
+inputs, on 2,000 samples beyond) whose size and depth do not change with n -> Easy; a junta on positions fixed from the
+ends (:mod:`..formal.junta`) -> its plain B-RASP program, verified the same way -> Easy; the
 minimal automaton of the language view (``formal.language``), learned from residuals and
 checked on all words up to the check bound, is aperiodic -> Easy; for [pos] also, after
 the automaton rules, the AND/OR/NOT formula of the circuit template search written as a
@@ -62,6 +63,7 @@ from ..formal.brasp.from_formula import formula_program as brasp_formula_program
 from ..formal.brasp.programs import for_task
 from ..formal.search import circuits as circuit_search
 from ..formal.language import is_language
+from .juntas import program_rule as junta_program_rule
 from .regular import aperiodic_rule, quasi_rule
 from .rules import group_witness, sensitivity_lower_bound
 
@@ -191,6 +193,15 @@ class _StarFreeBase(Theory):
             f"({last['operations']} operations, depth {last['depth']}, the same for every n) "
             f"agrees with the reference at n = {[r['n'] for r in got['by_n']]} "
             f"(exhaustively where marked in the evidence).{ext}")
+
+    @rule("B-RASP program of a junta", Basis.CONSTRUCTION)
+    def r_junta(self, family: str, ctx: Context):
+        """The label reads a bounded set of positions fixed from the start and the end, by
+        the same function at every n (found on every input at small n, formal/junta.py):
+        a finite Boolean combination of u Sigma* and Sigma* v, star-free (Perles, Rabin &
+        Shamir 1963; Ginzburg 1966; McNaughton & Papert 1971); its plain B-RASP program is
+        checked like a library program (docs/theories.md, "Juntas")."""
+        return junta_program_rule(self, family, ctx)
 
     @rule("aperiodic minimal automaton", Basis.CONSTRUCTION)
     def r_aperiodic(self, family: str, ctx: Context):

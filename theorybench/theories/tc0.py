@@ -33,6 +33,7 @@ from .base import Basis, Context, Theory, rule
 from .regular import solvable_rule
 from .rules import construction_rule, reduction_rule
 from .ac0 import with_z3_proofs
+from .juntas import circuit_rule as junta_circuit_rule
 
 
 class TC0Theory(Theory):
@@ -74,6 +75,12 @@ class TC0Theory(Theory):
         the circuit template search, built and verified like a builder's -> Easy,
         verified <= N."""
         return construction_rule(self, family, "tc0", ctx, searched=True)
+
+    @rule("junta circuit", Basis.CONSTRUCTION)
+    def junta_circuit(self, family: str, ctx: Context):
+        """A junta on positions fixed from the ends (formal/junta.py): its depth-2 AND/OR
+        circuit, an AC0 circuit and so a TC0 one -> Easy, verified <= N."""
+        return junta_circuit_rule(self, family, "tc0", ctx)
 
     @rule("projection from a complete problem", Basis.REDUCTION)
     def reduction(self, family: str, ctx: Context):
