@@ -199,7 +199,7 @@ def test_the_verdicts_do_not_depend_on_the_name(tmp_path):
             return (x == 0).sum(axis=1) % 2 == 0
         """))
     p = predict(odd.name)
-    assert verdicts(p) == verdicts(predict("parity")) == ("hard", "hard", "hard")
+    assert verdicts(p) == ("hard", "hard", "hard")     # as for the shipped parity
     ident = line(p, APE)["evidence"]["parity_identity"]
     assert ident["object"] == "the complement of Parity" and ident["letter_read_as_1"] == "p"
     # a task named parity that is not Parity gets nothing from the Parity result
