@@ -64,10 +64,13 @@ def test_bounded_dyck_is_never_hard_from_residual_counts(task):
     assert tried and "no proof of non-regularity" in tried[0]["outcome"]
 
 
-def test_not_a_language_is_unknown_without_positions():
+def test_not_a_language_skips_the_automaton_rules_and_counts_symbols():
+    # the automaton rules do not apply to a growing alphabet; the symbols a fixed program
+    # must tell apart decide instead (tests/theories/test_token_classes.py)
     p = StarFreeTheory().predict("index", CTX)
-    assert p.verdict is Verdict.UNKNOWN
-    assert "grows with n" in p.explanation
+    aut = [t for t in p.tried if t["rule"] == "aperiodic minimal automaton"]
+    assert aut and "grows with n" in aut[0]["outcome"]
+    assert p.verdict is Verdict.HARD and p.rule == "symbols a fixed program cannot tell apart"
 
 
 @pytest.mark.parametrize("family", ["index", "index_all", "index_parity", "sparse_parity"])

@@ -24,8 +24,8 @@ Two matrix columns:
   rule is skipped for this column.  ``tokpos`` (the position a query token names) lets a
   fixed program answer index queries; it goes beyond Yang et al.'s fixed-alphabet setting
   and predictions relying on it say so.  Token-equality between positions (needed by
-  edge_exists: is the query edge among the listed ones?) is not a B-RASP predicate, so
-  the graph families stay Unknown.
+  edge_exists: is the query edge among the listed ones?) is not a B-RASP predicate: the
+  rule on growing alphabets (below) shows that no fixed program decides it.
 
 Rules (in basis order).  Construction: a library program verified against the task at
 every analysis n <= ``ctx.max_n`` (exhaustively where the input space has at most 2^16
@@ -43,14 +43,19 @@ column only; residual classes merely counted up to a bound are no lower bound). 
 rules need the family's input domain (valid words at defined lengths) to be star-free,
 since the view marks other words with a separate output; otherwise the rule says so and
 skips.
-Families whose alphabet grows with n (index family, graphs) are not languages: only the
-construction rule can fire.
+Families whose alphabet grows with n (index family, graphs) are not languages, so the
+automaton rules do not apply; for them the lower bound ``symbols a fixed program cannot
+tell apart`` counts symbols pairwise separated by a one-token change (with witnesses,
+:mod:`..formal.token_classes`): a program reads tokens only through token predicates, so
+K such symbols need log2 K of them, and K growing with n rules out a program of fixed size.
 """
 
 from __future__ import annotations
 
 import functools
 from typing import Any, ClassVar
+
+import numpy as np
 
 from .. import tasks
 from ..errors import ResourceLimitError, TaskParameterError
@@ -64,6 +69,8 @@ from ..formal.brasp.programs import for_task
 from ..formal.search import circuits as circuit_search
 from ..formal.language import is_language
 from .juntas import program_rule as junta_program_rule
+from ..formal.growth import classify_measured
+from ..formal.token_classes import BEYOND_NS, largest_class, separation_series
 from .regular import aperiodic_rule, quasi_rule
 from .rules import group_witness, sensitivity_lower_bound
 
@@ -338,6 +345,21 @@ class _StarFreeBase(Theory):
             f"was found up to length {res.check_len} and no pumping proof either)")
 
 
+    @rule("symbols a fixed program cannot tell apart", Basis.LOWER_BOUND)
+    def r_token_classes(self, family: str, ctx: Context):
+        """For an alphabet that grows with n: a B-RASP program reads a token only through
+        its initial vectors Q_s(i) = [w_i = s] (Yang, Chiang & Angluin 2024, the
+        definition of B-RASP), so one with P token predicates - or any P fixed sets of
+        symbols - computes the same on x and on x with one symbol s replaced by t whenever
+        s and t lie in the same sets; K symbols pairwise separated by such a replacement
+        (some valid input changes its label) need P >= log2 K. With B-RASP[pos] a program
+        also reads the number a token spells (``tokpos``), so only symbols spelling the same
+        number are compared. K(n) is measured with witnesses (formal/token_classes.py);
+        growing with n (a fit: ``extrapolated``) it rules out every program of fixed size
+        (docs/theories.md §1, "Growing alphabets")."""
+        return token_class_rule(self, family, ctx)
+
+
 class StarFreeTheory(_StarFreeBase):
     name = "star_free"
     title = "Star-free (masked hard attention, B-RASP, no positions)"
@@ -431,6 +453,85 @@ class StarFreePosTheory(_StarFreeBase):
         if not isinstance(got, RuleSkip):
             got.evidence["fo_arb"] = "Barrington, Immerman & Straubing 1990"
         return got
+
+
+def token_class_rule(theory: _StarFreeBase, family: str, ctx: Context):
+    """Body of ``r_token_classes`` (see there)."""
+    ok, _why = _language(family)
+    if ok:
+        return RuleSkip("the alphabet is the same at every n: a fixed program can name every "
+                        "symbol, so no count of symbols bounds its size")
+    series = separation_series(str(family), theory.positional, ctx.seed)
+    rows = [s.to_dict() for s in series]
+    ns = [s.n for s in series]
+    ks = [len(s.clique) for s in series]
+    ev: dict[str, Any] = {"separated_symbols": rows, "clique_size_by_n": dict(zip(ns, ks)),
+                          "theorem": TOKENS}
+    if len({s.alphabet_size for s in series}) < 3:
+        return RuleSkip(f"the alphabet takes fewer than three sizes at the measured n = {ns} "
+                        f"(analysis lengths within the budget); too few to read growth", ev)
+    ev["predicates_needed"] = {n: int(np.ceil(np.log2(k))) if k > 1 else 0
+                               for n, k in zip(ns, ks)}
+    where = (" spelling the same number (tokpos reads the number, so only those need token "
+             "predicates)" if theory.positional else "")
+    model = "B-RASP[pos]" if theory.positional else "B-RASP"
+    head = (f"K(n) symbols{where} are pairwise separated by replacing one token (a valid input "
+            f"whose label changes; witnesses in the evidence): K = {ks} at n = {ns}, e.g. "
+            f"{', '.join(series[-1].clique[:6])}{' ...' if len(series[-1].clique) > 6 else ''}"
+            f" at n = {ns[-1]}. A {model} program reads tokens only through token predicates, "
+            f"so one with P of them tells at most 2^P symbols apart and needs P >= log2 K(n)")
+    if all(s.full_class for s in series):
+        # K(n) is the largest class (a position's choices), which the task defines at every
+        # n: read beyond the measured n without labels; the identity is checked up to N
+        more = [(n, largest_class(str(family), n, theory.positional))
+                for n in BEYOND_NS if n > ns[-1]]
+        pts = [(s.n, s.class_size) for s in series] + [(n, k) for n, k in more if k is not None]
+        growth = classify_measured([p[0] for p in pts], [float(p[1]) for p in pts])
+        ev.update(growth=growth.to_dict(), largest_class_by_n=dict(pts))
+        fit = growth.fit
+        grows = (fit.decided and fit.kind in ("log", "poly", "exponential")
+                 and "bounded" not in fit.ambiguous_with and pts[-1][1] > pts[0][1])
+        if not grows:
+            return RuleSkip(f"the largest class of symbols by n = {[p[0] for p in pts]}: "
+                            f"{[p[1] for p in pts]} ({fit.kind}); it does not grow", ev)
+        exhaustive = [s.n for s in series if s.exhaustive]
+        sampled = [s.n for s in series if not s.exhaustive]
+        ev.update(verified_up_to=int(ns[-1]), verified_how=(
+            f"witnesses on every input up to n = {max(exhaustive) if exhaustive else 'none'}"
+            + (f", on samples at n = {sampled}" if sampled else "")),
+            identity={"object": "K(n) = the largest class of symbols (all the symbols one "
+                                "position allows" + (", spelling one number" if
+                                                     theory.positional else "") + ")",
+                      "all_n": False, "checked_up_to": int(ns[-1]),
+                      "how": "every pair of the class separated by a witness at each "
+                             "measured n"})
+        return theory.prediction(
+            family, Verdict.HARD, Basis.LOWER_BOUND, Status.VERIFIED, ev,
+            f"{head}. At every measured n the separated symbols are a whole class, all the "
+            f"symbols one position allows{where and ' with one number'}, whose size the task "
+            f"defines at every n: {[p[1] for p in pts]} at n = {[p[0] for p in pts]} "
+            f"({fit.kind}), so no program of fixed size works for every n (the identity of "
+            f"K(n) with the class size is checked up to n = {ns[-1]})")
+    growth = classify_measured(ns, [float(k) for k in ks])
+    fit = growth.fit
+    ev["growth"] = growth.to_dict()
+    unbounded = (fit.decided and fit.kind in ("log", "poly", "exponential")
+                 and "bounded" not in fit.ambiguous_with and ks[-1] > ks[0])
+    if not unbounded:
+        return RuleSkip(f"pairwise separated symbols by n = {ns}: {ks} ({fit.kind}, "
+                        f"{fit.formula}); not a decided unbounded growth", ev)
+    return theory.prediction(
+        family, Verdict.HARD, Basis.LOWER_BOUND, Status.EXTRAPOLATED, ev,
+        f"{head}; K grows as {fit.formula} ({fit.kind}), so no program of fixed size works "
+        f"for every n (extrapolated from n <= {ns[-1]})")
+
+
+TOKENS = ("a B-RASP program reads the input only through its initial vectors Q_s(i) = "
+          "[w_i = s] (Yang, Chiang & Angluin 2024, the definition of B-RASP); position tests "
+          "and masks do not read tokens, so a program with P token predicates (or P fixed "
+          "sets of symbols) computes the same on two inputs that differ in one symbol lying "
+          "in the same sets: K pairwise separated symbols need 2^P >= K (a fooling-set "
+          "argument, proved in docs/theories.md §1)")
 
 
 def _extensions(text: str) -> list[str]:
