@@ -34,6 +34,10 @@ HOSTILE = ["-1", "0", "1" + "0" * 30, "9" * 5000, "nan", "inf", "-inf", "", "Ã¼â
            "1.5", "1e400", "{dir}", "{dir}/missing", "/dev/zero", "/proc/nope/out.txt",
            "--", "3..1", "1..100000000000", "k=", "=", "a:b=c", " ", "\x00"]
 
+TINY_REFERENCE = str(pathlib.Path(__file__).resolve().parents[1] / "data"
+                     / "reference-tiny.json")
+THEORY_FILE = str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "theories"
+                  / "counts_only.py")
 #: Cheap valid command lines to start from (a hostile value then replaces one part).
 BASE = {
     ("automaton",): ["parity", "--n", "4"],
@@ -62,6 +66,10 @@ BASE = {
     ("sample",): ["parity", "--n", "4", "--count", "2"],
     ("label",): ["parity", "1 0 1 1", "--n", "4"],
     ("claims",): [],
+    ("score",): ["tc0", "--reference", TINY_REFERENCE, "--max-n", "4"],
+    ("theory", "check"): [THEORY_FILE, "--task", "parity", "--max-n", "4"],
+    ("discover",): ["--budget", "smoke", "--candidates", "2", "--no-train", "--out",
+                    "{dir}/disc"],
 }
 #: Commands that train models or sweep the whole matrix even when valid: fuzzed only in a
 #: long run (THEORYBENCH_FUZZ=N), with the values most likely refused up front.
@@ -233,11 +241,17 @@ OUTPUTS = {
                           ["first_eq_last.md", "first_eq_last.html"]),
     (("reproduce",), "--out"): (["huang2025", "--db", "{store}"], ["{store}"],
                                 ["huang2025.md", "huang2025.json"]),
+    (("score",), "--out"): (["tc0", "--reference", TINY_REFERENCE, "--max-n", "4"],
+                            [TINY_REFERENCE], None),
+    (("score",), "--save-reference"): (["tc0", "--db", "{store}", "--max-n", "4"],
+                                       ["{store}"], None),
+    (("discover",), "--out"): (["--budget", "smoke", "--candidates", "2", "--no-train"], [],
+                               ["discovered.md", "discovered.json"]),
 }
 #: Commands whose output is itself a checkpoint: a newer model may replace an older one.
 WRITES_CHECKPOINT = {("crasp", "compile"), ("construct",)}
 #: Options whose destination names an output file or folder (the coverage test's net).
-OUTPUT_DESTS = {"out", "output", "trace", "dot", "plot", "records"}
+OUTPUT_DESTS = {"out", "output", "trace", "dot", "plot", "records", "save_reference"}
 
 
 def _make_files(d):
