@@ -71,6 +71,16 @@ FACTORS = (2, 3)
 COVER_TERMS = 6
 #: Extra budgets (multiples of the budget) one round gets after a cover failed its check.
 COVER_EXTRA = 2
+#: Examples of the rarer class below which longer lengths are searched for more of it.
+RARE = 3
+#: How many lengths past the exhaustive ones are searched, their largest space, and the
+#: most words of the rarer class taken per length (each with its one-letter changes).
+RARE_NS = 6
+RARE_SPACE = 1 << 16
+RARE_WORDS = 32
+#: Most conjuncts of the end-marker test of a prefix program, and the rounds of the stage.
+PREFIX_FINAL_TERMS = 3
+PREFIX_ROUNDS = 2
 
 
 @dataclass(frozen=True)
@@ -163,6 +173,51 @@ def examples(task, tokens: int | None = None):
     if not rows:
         return f"no n has an input space small enough to search on ({tokens:,} tokens)"
     return rows, np.concatenate(labels), top
+
+
+def _rare_examples(task, top: int, labels: np.ndarray):
+    """(rows, labels) or None: when one class has at most RARE examples up to n = top (the
+    accepted words of (abc)* up to n = 5: only abc), the words of that class at each of the
+    next RARE_NS lengths whose space has at most RARE_SPACE inputs (at most RARE_WORDS per
+    length), each with every one-letter change of it, so that the search sees more than one
+    or two words of the rare class and the near misses around them."""
+    pos = int(labels.sum())
+    rare = True if pos <= RARE else (False if len(labels) - pos <= RARE else None)
+    if rare is None:
+        return None
+    rows, out = [], []
+    for n in range(top + 1, top + 1 + RARE_NS):
+        inst = instance(task, n)
+        if inst is None or _alphabet(inst) != _alphabet(task):
+            continue
+        view = inst.decision_view()[0]
+        if view.valid is not None or view.space_size() > RARE_SPACE:
+            break
+        try:
+            x = np.asarray(view.enumerate(limit=RARE_SPACE), dtype=np.int64)
+        except EnumerationTooLarge:
+            break
+        y = np.asarray(view.evaluate(x)).reshape(len(x))
+        if not np.isin(y, (0, 1)).all():
+            return None
+        y = y.astype(bool)
+        words = x[y == rare][:RARE_WORDS]
+        if not len(words):
+            continue
+        letters = sorted({int(v) for c in view.choices for v in c})
+        near = []
+        for w in words:
+            for i in range(n):
+                for a in letters:
+                    if a != w[i]:
+                        v = w.copy()
+                        v[i] = a
+                        near.append(v)
+        near = np.array(near, dtype=np.int64).reshape(-1, n)
+        ny = np.asarray(view.evaluate(near)).astype(bool).reshape(len(near))
+        rows.extend(list(words) + list(near))
+        out.append(np.concatenate([np.full(len(words), rare), ny]))
+    return (rows, np.concatenate(out)) if rows else None
 
 
 class Flat:
@@ -340,6 +395,86 @@ class CRASPEnumerator(Enumerator):
             yield "bool", C.Compare("!=", e1, e2), v1 != v2
         yield from self.boolean(size, (C.And, C.Or))
 
+    def prefix_program(self) -> tuple[Any, int]:
+        """(expression, size) or (None, 0): a *prefix program* - "every letter stood where
+        its count test held, and a test holds at the end marker":
+
+            #[(a && !phi_a) || (b && !phi_b) || ...] == 0  &&  F
+
+        Counts run over j <= i, so at the end marker the first count is over the whole
+        word. A prefix of an example is *live* when it begins an accepted example; each
+        example's first dead position (trusted only where accepted examples are long enough
+        to decide it: its prefix at most the longest accepted length minus the largest gap
+        between accepted lengths) gives the test of its letter a a position where phi_a must
+        fail, and every live position one where it must hold. phi_a is the smallest banked
+        expression that does both; F the smallest banked test (or an AND of at most
+        PREFIX_FINAL_TERMS of them, chosen greedily) true on the accepted examples and false
+        on the rejected ones whose letters all passed. A star-free or counting language of
+        prefix conditions - (abc)*: a where #a - #c < 2, b where #b <= #a, c where
+        #c <= #b, and #c == #a at the end - is found this way far past the sizes the
+        enumeration reaches; it is checked like any match."""
+        flat, out, labels = self.flat, self.flat.out, self.labels.astype(bool)
+        starts = np.concatenate([[0], out[:-1] + 1])
+        words = [tuple(flat.ids[a:b].tolist()) for a, b in zip(starts, out)]
+        acc_len = sorted({len(w) for w, y in zip(words, labels) if y})
+        if not acc_len:
+            return None, 0
+        gap = max([b - a for a, b in zip(acc_len, acc_len[1:])] or [acc_len[-1]])
+        trust = acc_len[-1] - gap
+        live_prefixes = {w[:k] for w, y in zip(words, labels) if y for k in range(1, len(w) + 1)}
+        must_hold = np.zeros(flat.size, dtype=bool)
+        must_fail = np.zeros(flat.size, dtype=bool)
+        for (a, b), w in zip(zip(starts, out), words):
+            for k in range(len(w)):
+                if w[:k + 1] in live_prefixes:
+                    must_hold[a + k] = True
+                    continue
+                if k + 1 <= trust:
+                    must_fail[a + k] = True
+                break
+        if not must_fail.any():
+            return None, 0
+        bools = [(e, v, size) for size in sorted(self.banks["bool"])
+                 for e, v in self.banks["bool"][size]]
+        parts, size = [], 0
+        for a, tok in self.tokens:
+            hold, fail = must_hold & tok, must_fail & tok
+            if not fail.any():
+                continue
+            hit = next(((e, v, sz) for e, v, sz in bools
+                        if v[hold].all() and not v[fail].any()), None)
+            if hit is None:
+                return None, 0
+            parts.append((a, tok, hit))
+            size += hit[2] + 3
+        bad = np.zeros(flat.size, dtype=bool)
+        for _a, tok, (_e, v, _sz) in parts:
+            bad |= tok & ~v
+        passed = np.add.reduceat(bad.astype(np.int64), starts) == 0
+        guard = None
+        for a, _t, (e, _v, _s) in parts:
+            term = C.And(C.Token(a), C.Not(e))
+            guard = term if guard is None else C.Or(guard, term)
+        expr = C.Compare("==", C.Count(guard), C.IntConst(0))
+        size += 4 + max(len(parts) - 1, 0)
+        left = passed & ~labels                       # rejected words every letter passed
+        if left.any():
+            chosen = []
+            cands = [(e, v[out], sz) for e, v, sz in bools if v[out][labels].all()]
+            while left.any() and len(chosen) < PREFIX_FINAL_TERMS:
+                gain = [int((~vo[left]).sum()) for _e, vo, _s in cands]
+                if not gain or max(gain) == 0:
+                    return None, 0
+                k = int(np.argmax(gain))   # the first (smallest) of the best
+                chosen.append(cands[k])
+                left &= cands[k][1]
+            if left.any():
+                return None, 0
+            for e, _vo, sz in chosen:
+                expr = C.And(expr, e)
+                size += sz + 1
+        return expr, size
+
     @staticmethod
     def thresholds(e, v) -> Iterator:
         """Comparisons of a term with a constant, one spelling per distinct test on the
@@ -486,12 +621,13 @@ def search(task, language: str, budget: int = DEFAULT_BUDGET) -> SearchResult:
         if covered:
             expr, size = enum.cover()
             if expr is None:
-                return SearchResult(
+                failed = SearchResult(
                     language, None, 0, 0, used,
                     f"no {language} program of size <= {full} in the searched grammar "
                     f"agrees with the task on every input up to n = {top}, nor an AND or OR "
                     f"of at most {COVER_TERMS} of its expressions (searched {used:,} "
                     f"candidates, the budget {limit:,})", rounds=rounds)
+                return _prefix_stage(task, kind, rows, labels, top, failed)
         program = enum.program(expr)
         checked, sampled, bad = verify(language, program, task)
         if bad is None:
@@ -503,11 +639,50 @@ def search(task, language: str, budget: int = DEFAULT_BUDGET) -> SearchResult:
             limit = budget * (1 + COVER_EXTRA)
         elif used >= limit:
             break
-    return SearchResult(
+    failed = SearchResult(
         language, None, 0, 0, used,
         f"{rounds} program(s) agreed with the examples and failed a longer input (the "
         f"last: {' | '.join(text(program).strip().splitlines())}); the search stopped there "
         f"({used:,} candidates of {limit:,}, at most {ROUNDS} rounds)", rounds=rounds)
+    return _prefix_stage(task, kind, rows, labels, top, failed)
+
+
+def _prefix_stage(task, kind, rows, labels, top: int, failed: SearchResult) -> SearchResult:
+    """The last stage of a C-RASP search that found nothing: where one class is rare in the
+    examples (at most RARE words), the examples get that class's words at longer lengths
+    and their one-letter changes (:func:`_rare_examples`), and a prefix program
+    (:meth:`CRASPEnumerator.prefix_program`) is built from a fresh enumeration's banks and
+    checked like any match; a failure adds its counterexamples, at most PREFIX_ROUNDS
+    times and within the search's ROUNDS, each round one more budget of candidates. Where no class is rare nothing runs
+    (the shipped rows' searches are unchanged). ``failed`` is returned when it finds
+    nothing, its reason extended."""
+    if kind is not CRASPEnumerator:
+        return failed
+    extra = _rare_examples(task, top, labels)
+    if extra is None:
+        return failed
+    rows, labels = rows + extra[0], np.concatenate([labels, extra[1]])
+    used, alpha = failed.candidates, _alphabet(task)
+    why = "no prefix program"
+    for extra_round in range(1, min(PREFIX_ROUNDS, ROUNDS - failed.rounds) + 1):
+        enum = kind(Flat(rows, kind.eos), labels, alpha, tuple(task.vocab))
+        expr, size, spent, _full = enum.run(DEFAULT_BUDGET)
+        used += spent
+        if expr is None:
+            expr, size = enum.prefix_program()
+        if expr is None:
+            break
+        program = enum.program(expr)
+        checked, sampled, bad = verify("C-RASP", program, task)
+        rounds = failed.rounds + extra_round
+        if bad is None:
+            return SearchResult("C-RASP", program, size, checked, used, "", sampled, rounds)
+        why = (f"the prefix program {' | '.join(text(program).strip().splitlines())} failed "
+               f"a longer input")
+        rows, labels = rows + bad[0], np.concatenate([labels, bad[1]])
+    return SearchResult(failed.language, None, 0, 0, used,
+                        f"{failed.reason}; with the rare class's words at longer lengths: "
+                        f"{why}", rounds=failed.rounds)
 
 
 _CACHE: dict[tuple, SearchResult] = {}
