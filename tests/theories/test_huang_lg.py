@@ -20,7 +20,8 @@ from theorybench.theories.registry import theories
 
 LANGUAGES = pathlib.Path(__file__).resolve().parents[2] / "theorybench" / "experiments" / \
     "languages"
-KEYS = {line_key(LENGTH_LINE, NOPE), line_key(LENGTH_LINE, APE), "in_distribution", "llm"}
+KEYS = {line_key(LENGTH_LINE, NOPE), line_key(LENGTH_LINE, APE), "in_distribution", "llm",
+        line_key(LENGTH_LINE, "*")}   # every other encoding: no verdict
 
 
 @pytest.fixture(autouse=True)
@@ -268,3 +269,12 @@ def test_the_crasp_cell_is_shared_and_the_order_does_not_matter():
     assert untimed(after.to_dict()) == untimed(alone.to_dict())
     assert huang_lg.encoding_entries("dyck:k=1", shared) is \
         huang_lg.encoding_entries("dyck:k=1", shared)
+
+
+def test_other_encodings_get_no_verdict_from_the_theory():
+    from theorybench.matrix.agreement import on_line
+    from theorybench.theories.runner import predict_one
+    p = predict_one("huang_lg", "majority", Context(max_n=8)).to_dict()
+    assert on_line(p, line_key(LENGTH_LINE, NOPE))[0] == "easy"
+    assert on_line(p, line_key(LENGTH_LINE, "rope"))[0] == "unknown"
+    assert on_line(p, LENGTH_LINE)[0] == "easy"     # the pooled line: the cell

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..theories.base import STATUS_ORDER, Status, at_least
+from ..theories.prediction import line_fallbacks
 from .empirical import EASY, HARD, INCONCLUSIVE, EmpiricalCell
 from .stats import mcnemar_exact, precision_gap_test, wilson_interval
 from ..experiments.lines import IN_DISTRIBUTION, LLM
@@ -174,7 +175,7 @@ def on_line(p: Mapping[str, Any], line: str) -> tuple[str, str, bool]:
     ``length_generalization:nope``), else for the line without its encoding, else the
     cell's (:meth:`~theorybench.theories.base.Prediction.on_line`)."""
     lines = p.get("lines") or {}
-    for key in (line, line.split(":", 1)[0]):
+    for key in line_fallbacks(line):
         if key in lines:
             e = lines[key]
             return (e.get("verdict", "unknown"), e.get("status", "none"),

@@ -433,6 +433,10 @@ class HuangLG(Theory):
                 Verdict.UNKNOWN, Status.NONE,
                 f"Huang et al.'s theory is about length generalization; it predicts nothing "
                 f"for the {other.replace('_', '-')} line")
+        # an encoding other than the two the theory is about gets no verdict from it
+        lines[line_key(LENGTH_LINE, "*")] = line_prediction(
+            Verdict.UNKNOWN, Status.NONE,
+            f"the theory predicts for {' and '.join(ENCODINGS)} only")
         p.lines = lines
         return p
 

@@ -169,9 +169,10 @@ class Prediction:
 
     def on_line(self, line: str) -> dict[str, Any]:
         """The prediction for experiment line ``line`` (a :func:`line_key`): its own entry,
-        else that of the line without the encoding (``length_generalization:nope`` ->
+        else, for an encoding the theory does not list, its ``LINE:*`` entry, else that of
+        the line without the encoding (``length_generalization:nope`` ->
         ``length_generalization``), else the cell's own verdict."""
-        for key in (line, line.split(":", 1)[0]):
+        for key in line_fallbacks(line):
             if key in self.lines:
                 return {"line": key, **self.lines[key]}
         return {"line": None, "verdict": self.verdict.value, "status": self.status.value,
@@ -196,6 +197,14 @@ class Prediction:
 #: ``experiments.lines.LENGTH_GENERALIZATION``; the theories may not import experiments, and
 #: a test checks the two agree).
 LENGTH_LINE = "length_generalization"
+
+
+def line_fallbacks(line: str) -> tuple[str, ...]:
+    """The entries of ``Prediction.lines`` that may answer for ``line``, in order:
+    ``length_generalization:rope`` -> itself, ``length_generalization:*``,
+    ``length_generalization``."""
+    base = line.split(":", 1)[0]
+    return (line, f"{base}:*", base) if ":" in line else (line,)
 
 
 def line_key(line: str, encoding: str | None = None) -> str:
@@ -289,7 +298,7 @@ def check_json(evidence: dict[str, Any]) -> None:
 
 
 __all__ = ["Verdict", "Basis", "Status", "STATUS_ORDER", "RULE_ORDER", "status_label",
-           "at_least", "status_problem", "find_fit", "Prediction", "LENGTH_LINE", "line_key",
+           "at_least", "status_problem", "find_fit", "Prediction", "LENGTH_LINE", "line_key", "line_fallbacks",
            "line_prediction", "RuleSkip", "Rule", "rule",
            "Context",
            "to_jsonable", "check_json"]

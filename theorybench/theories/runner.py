@@ -23,7 +23,7 @@ from typing import Any, Iterable, Sequence
 
 from .. import tasks
 from ..parallel import fork_map
-from ..errors import TaskParameterError, TheoryError
+from ..errors import TaskFileError, TaskParameterError, TheoryError
 from ..tasks import TaskRef
 from .base import Basis, Context, Prediction, Status, Theory, Verdict, status_label, to_jsonable
 from . import lattice, registry
@@ -178,8 +178,8 @@ def _safe_predict(theory: Theory, family: TaskRef, ctx: Context) -> Prediction:
     that says so (one broken theory must not hide the rest of the matrix)."""
     try:
         return theory.predict(family, ctx)
-    except (KeyboardInterrupt, MemoryError):
-        raise
+    except (KeyboardInterrupt, MemoryError, TaskFileError):
+        raise  # TaskFileError: the task file is broken, not the theory
     except Exception as exc:
         msg = f"theory failed: {type(exc).__name__}: {exc}"
         return Prediction(theory.name, family, Verdict.UNKNOWN, Basis.NONE, Status.NONE,
@@ -207,6 +207,8 @@ def line_marks(p: Prediction) -> str:
     parts = []
     for key, entry in sorted((p.lines or {}).items()):
         v = str(entry.get("verdict", "unknown"))
+        if key.endswith(":*") or (":" not in key and v == "unknown"):
+            continue   # "no verdict on the other lines": explain shows it, the table need not
         if v != p.verdict.value:
             parts.append(f"{key.split(':', 1)[-1] if ':' in key else key}: {v.capitalize()}")
     return f" · {', '.join(parts)}" if parts else ""
