@@ -15,6 +15,13 @@ class TaskParameterError(TheorybenchError, ValueError):
     """A task family was asked for with a bad name, parameter or value."""
 
 
+class TaskFileError(TaskParameterError):
+    """A function of a task file (``label``, ``oracle``, ``sample``, ``VALID``) raised, ran
+    past its time limit or returned a malformed value. The file must be fixed: unlike other
+    task errors it is never absorbed into a skipped rule or an Unknown cell, the command
+    stops on it with the file's line."""
+
+
 class TaskInputError(TheorybenchError, ValueError):
     """A typed or tokenized task instance is malformed (wrong token, wrong length...)."""
 

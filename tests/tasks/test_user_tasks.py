@@ -323,6 +323,36 @@ BAD = [
      r"t\.py:4: REGEX, column 2 of the pattern: counted repetition \{m,n\} is not supported"),
     ("regex anchor", HEAD + 'REGEX = "^ab"\n', r"t\.py:4: REGEX, column 1 of the pattern: "
      r"'\^': REGEX always matches the whole input"),
+    # issue 43, item 5: what the hostile-input round found
+    ("label returns None", HEAD + "def label(x):\n    return None\n",
+     r"t\.py:4: label\(x\) returned None for x of shape"),
+    ("label returns strings", HEAD + "import numpy as np\ndef label(x):\n"
+     "    return np.array(['a'] * len(x))\n", r"t\.py:5: label\(x\) returned values of type <U1"),
+    ("label returns NaN", HEAD + "import numpy as np\ndef label(x):\n"
+     "    return np.full(len(x), np.nan)\n", r"t\.py:5: label\(x\) returned values other than "
+     r"0/1 \(e\.g\. nan"),
+    ("label returns complex 0/1", HEAD + "def label(x):\n    return x[:, 0] + 0j\n",
+     r"t\.py:4: label\(x\) returned values of type complex128"),
+    ("label changes x in place", HEAD + "def label(x):\n    x[:, 1:] = 0\n    return x[:, 0]\n",
+     r"t\.py:5: label raised ValueError: assignment destination is read-only .*must not "
+     r"change x in place \(copy it first"),
+    ("regex stacked repetition", HEAD + 'REGEX = "a**"\n',
+     r"t\.py:4: REGEX, column 3 of the pattern: '\*' right after '\*': .*parentheses"),
+    ("regex lazy repetition", HEAD + 'REGEX = "a*?b"\n', r"column 3 .*'\?' right after '\*'"),
+    ("regex empty class", HEAD + 'REGEX = "[]"\n',
+     r"t\.py:4: REGEX, column 1 of the pattern: an empty class \[\] is not supported"),
+    ("regex special escape", HEAD + 'REGEX = "a\\\\b"\n',
+     r"t\.py:4: REGEX, column 2 of the pattern: \\b is a special sequence in Python's re"),
+    ("regex range", HEAD + 'REGEX = "[a-b]*"\n',
+     r"t\.py:4: REGEX, column 3 of the pattern: ranges such as \[a-c\] are not supported"),
+    ("regex matches nothing", HEAD + 'REGEX = "[^ab]*"\n',
+     r"t\.py:4: REGEX matches no input of any length n in 2\.\.8: every label would be 0"),
+    ("regex matches everything", HEAD + 'REGEX = "(a|b)*"\n',
+     r"t\.py:4: REGEX matches every input .*every label would be 1"),
+    ("dfa accepts nothing", HEAD + 'DFA = {"start": 0, "accept": [], '
+     '"delta": {0: {"a": 0, "b": 0}}}\n', r"t\.py:4: DFA accepts no input of any length"),
+    ("a NUL byte in the file", HEAD + 'X = 1\x00\n',
+     r"t\.py:4: the task file is not Python text \(it holds a NUL byte\)"),
 ]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import tasks
-from ..errors import ConfigError, TaskParameterError, TheorybenchError
+from ..errors import ConfigError, TaskFileError, TaskParameterError, TheorybenchError
 from ..experiments.lines import IN_DISTRIBUTION
 from ..experiments.store import ResultsStore
 from ..formal.brasp.programs import for_task as brasp_for_task
@@ -91,6 +91,8 @@ def _ref(text: str) -> tuple[tasks.TaskRef, Path]:
 
 def _outputs(args, ref, path: Path) -> tuple[Path, Path, Path, Path]:
     out = Path(args.out if args.out is not None else f"byo-{ref.family}")
+    if "\x00" in str(out):
+        raise ConfigError(f"--out {str(out)!r} contains a NUL byte; give a folder for the page")
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder for the page")
     inputs = [("the task file", path)] + [("the program", p) for p in sibling_programs(path)]
@@ -103,6 +105,13 @@ def _outputs(args, ref, path: Path) -> tuple[Path, Path, Path, Path]:
     elif not out.parent.is_dir() and str(out.parent) not in ("", "."):
         raise ConfigError(f"--out {out}: its folder {out.parent} does not exist; create it "
                           "first")
+    if not out.exists():  # refused now, not after the theories ran
+        try:
+            out.mkdir()
+            out.rmdir()
+        except OSError as exc:
+            raise ConfigError(f"--out {out} cannot be created ({exc.strerror or exc}); "
+                              "choose another --out") from None
     return out, md, html, db
 
 
@@ -226,6 +235,8 @@ def _train_ns(ref, budget: Budget) -> list[int]:
     for n in preferred + sorted(valid - set(preferred), reverse=True):
         try:
             batch = ref.build(n=n).sample(np.random.default_rng(0), 64)
+        except TaskFileError:
+            raise  # the file's label or sample failed: not an n without a sample
         except TheorybenchError:
             continue
         if len(np.unique(np.asarray(batch.labels))) > 1:

@@ -73,13 +73,18 @@ class _Source(FileSource):
 
     def __init__(self, path: pathlib.Path):
         super().__init__(path)
+        if b"\x00" in self.data:  # Python 3.11 says so without a line, 3.12 with one
+            line = self.data[:self.data.index(b"\x00")].count(b"\n") + 1
+            raise TaskParameterError(f"{path}:{line}: the task file is not Python text (it "
+                                     "holds a NUL byte); give a .py task file")
         try:
             tree = ast.parse(self.data, str(path))
         except SyntaxError as exc:
+            where = f":{exc.lineno}:{exc.offset or 0}" if exc.lineno else ""
             raise TaskParameterError(
-                f"{path}:{exc.lineno}:{exc.offset or 0}: the task file does not parse: "
-                f"{exc.msg}; fix the Python syntax there") from None
-        except ValueError as exc:  # null bytes
+                f"{path}{where}: the task file does not parse: {exc.msg}; fix the Python "
+                "syntax there") from None
+        except ValueError as exc:  # null bytes (older Pythons)
             raise TaskParameterError(f"{path}: the task file is not Python text ({exc})") from None
         self.lines: dict[str, int] = {}
         for node in tree.body:

@@ -5,44 +5,135 @@ through :func:`check_labels`; :func:`smoke_check` runs at load, :func:`full_chec
 
 from __future__ import annotations
 
+import contextlib
+import os
 import pathlib
+import signal
+import threading
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
-from ..errors import TaskParameterError, TheorybenchError
+from ..errors import TaskFileError, TaskParameterError, TheorybenchError
 
 #: ``theorybench task check`` reports a label slower than this on :data:`TIMED` inputs.
 SLOW_SECONDS = 1.0
 TIMED = 10_000
 #: The longest n the checks build (LENGTHS may reach far beyond what a check needs).
 CHECK_MAX_N = 512
+#: One call into a task file (label on a batch, oracle, sample, VALID) may run at most this
+#: many seconds; ``$THEORYBENCH_CALL_LIMIT_S`` changes it (0: no limit). Enforced with
+#: SIGALRM in the main thread (a pool worker's too); elsewhere the call is not limited.
+CALL_LIMIT_S = 60.0
+LIMIT_ENV = "THEORYBENCH_CALL_LIMIT_S"
+
+
+class _Overtime(BaseException):
+    """The time limit of one call into a task file (a BaseException, so that the file's own
+    ``except Exception`` cannot swallow it)."""
+
+
+def call_limit_s() -> float:
+    """The per-call time limit in seconds (:data:`CALL_LIMIT_S`, or ``$THEORYBENCH_CALL_LIMIT_S``)."""
+    text = os.environ.get(LIMIT_ENV, "").strip()
+    if not text:
+        return CALL_LIMIT_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise TaskParameterError(f"{LIMIT_ENV}={text!r} is not a number of seconds >= 0 "
+                                 f"(0: no limit; default {CALL_LIMIT_S:g})")
+    return value
+
+
+def _on_alarm(signum, frame):
+    raise _Overtime()
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`_Overtime` in the block after ``seconds`` (main thread only). An outer
+    timer that fires sooner (a test's cap) is left alone; a later one is put back."""
+    if (seconds <= 0 or not hasattr(signal, "setitimer")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    outer, interval = signal.getitimer(signal.ITIMER_REAL)
+    if outer and outer <= seconds:
+        yield
+        return
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    start = time.monotonic()
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old if old is not None else signal.SIG_DFL)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL,
+                             max(outer - (time.monotonic() - start), 1e-3), interval)
+
+
+def _family(owner: Any) -> Any:
+    return owner if isinstance(owner, type) else type(owner)
+
+
+def _input_text(owner: Any, args: tuple) -> str:
+    if not args or not isinstance(args[0], np.ndarray):
+        return ""
+    shape = f" on an input of shape {args[0].shape}"
+    if args[0].ndim == 2 and len(args[0]) and hasattr(owner, "alphabet"):
+        row = args[0][0]
+        shape += f" (first row {' '.join(owner.alphabet[int(t)] for t in row[:20])}"
+        shape += " ...)" if len(row) > 20 else ")"
+    return shape
 
 
 def call_user(owner: Any, what: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)``, a function of the task file; an exception it raises becomes
-    a :class:`TaskParameterError` at the file's line where it was raised."""
+    """``fn(*args, **kwargs)``, a function of the task file, under the per-call time limit
+    (:func:`call_limit_s`); an exception it raises, or the limit, becomes a
+    :class:`TaskFileError` at the file's line where it was raised (or stuck). After one call
+    ran past the limit, every later call of the same family fails at once with that
+    message (it would cost the limit again)."""
+    family = _family(owner)
+    stuck = getattr(family, "_overtime", None)
+    if stuck:
+        raise TaskFileError(stuck)
+    limit = call_limit_s()
+    src = owner.source
     try:
-        return fn(*args, **kwargs)
+        with _time_limit(limit):
+            return fn(*args, **kwargs)
     except TheorybenchError:
         raise
-    except Exception as exc:
-        src = owner.source
+    except _Overtime as exc:
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if pathlib.Path(f.filename) == src.path]
         where = f"{src.path}:{frames[-1].lineno}" if frames else src.at(what)
-        shape = ""
-        if args and isinstance(args[0], np.ndarray):
-            shape = f" on an input of shape {args[0].shape}"
-            if args[0].ndim == 2 and len(args[0]) and hasattr(owner, "alphabet"):
-                row = args[0][0]
-                shape += f" (first row {' '.join(owner.alphabet[int(t)] for t in row[:20])}"
-                shape += " ...)" if len(row) > 20 else ")"
-        raise TaskParameterError(
-            f"{where}: {what} raised {type(exc).__name__}: {exc}{shape}; it must handle "
-            f"every input of every n in LENGTHS (vectorized over rows)") from None
+        message = (f"{where}: {what} ran for more than {limit:g} s{_input_text(owner, args)} "
+                   f"and was stopped; vectorize it over rows (numpy on the whole array) or, "
+                   f"if it is right and only slow, raise the limit with {LIMIT_ENV}=SECONDS")
+        family._overtime = message
+        raise TaskFileError(message) from None
+    except Exception as exc:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                  if pathlib.Path(f.filename) == src.path]
+        where = f"{src.path}:{frames[-1].lineno}" if frames else src.at(what)
+        fix = ("it must not change x in place (copy it first: x = x.copy())"
+               if isinstance(exc, ValueError) and "read-only" in str(exc) else
+               "it must handle every input of every n in LENGTHS (vectorized over rows)")
+        raise TaskFileError(
+            f"{where}: {what} raised {type(exc).__name__}: {exc}{_input_text(owner, args)}; "
+            f"{fix}") from None
+
+
+def _file_error(src: Any, name: str, message: str) -> TaskFileError:
+    return TaskFileError(str(src.error(name, message)))
 
 
 def check_labels(task: Any, y: Any, x: np.ndarray, what: str) -> np.ndarray:
@@ -56,17 +147,24 @@ def check_labels(task: Any, y: Any, x: np.ndarray, what: str) -> np.ndarray:
     if arr.shape != want:
         hint = (' (a label per position? set OUTPUT = "per_position")'
                 if task.output == "final" and arr.shape == x.shape else "")
-        raise src.error(what, f"{what}(x) returned shape {arr.shape} for x of shape "
-                        f"{x.shape}; it must return {want}, one 0/1 per "
-                        f"{'row' if task.output == 'final' else 'position'}{hint}")
+        got = f"shape {arr.shape}" if arr.ndim else f"{y!r:.40}"
+        raise _file_error(src, what, f"{what}(x) returned {got} for x of shape "
+                          f"{x.shape}; it must return {want}, one 0/1 per "
+                          f"{'row' if task.output == 'final' else 'position'}{hint}")
     if arr.dtype.kind == "b":
         return arr.astype(np.int64)
-    if arr.dtype.kind not in "iuf" or (arr.size and not np.isin(arr, (0, 1)).all()):
-        bad = arr.reshape(-1)[~np.isin(arr.reshape(-1), (0, 1))][:3] if arr.dtype.kind in \
-            "iuf" else arr.reshape(-1)[:3]
-        raise src.error(what, f"{what}(x) returned values other than 0/1 (e.g. "
-                        f"{', '.join(map(repr, bad.tolist()))}); return 0/1 or bool, e.g. "
-                        "(x.sum(axis=1) % 3 == 0)")
+    flat = arr.reshape(-1)
+    if arr.dtype.kind in "iuf":
+        bad = flat[~np.isin(flat, (0, 1))][:3].tolist()
+        kind = ""
+    else:  # strings, objects (None), complex numbers: never labels, whatever they hold
+        bad = [v for v in flat[:50].tolist()
+               if not (type(v) in (bool, int) and v in (0, 1))][:3] or flat[:3].tolist()
+        kind = f"values of type {arr.dtype}"
+    if kind or bad:
+        raise _file_error(src, what, f"{what}(x) returned {kind or 'values other than 0/1'} "
+                          f"(e.g. {', '.join(map(repr, bad))}); return 0/1 or bool, e.g. "
+                          "(x.sum(axis=1) % 3 == 0)")
     return arr.astype(np.int64)
 
 
@@ -99,20 +197,20 @@ def _deterministic(task: Any, x: np.ndarray) -> np.ndarray:
     again = task.label(x.copy())
     if not np.array_equal(y, again):
         row = int(np.argwhere(y != again)[0][0])
-        raise task.source.error("label", f"label(x) is not deterministic: called twice on "
-                                f"the same input ({task.render(x[row])}, n={task.n}) it gave "
-                                f"{y[row].tolist()} then {again[row].tolist()}; use no "
-                                "randomness or state in label")
+        raise _file_error(task.source, "label", f"label(x) is not deterministic: called "
+                          f"twice on the same input ({task.render(x[row])}, n={task.n}) it "
+                          f"gave {y[row].tolist()} then {again[row].tolist()}; use no "
+                          "randomness or state in label")
     singles = np.linspace(0, len(x) - 1, min(len(x), 8)).astype(int)
     for part, rows in [("the batch reversed", np.arange(len(x))[::-1])] + [
             ("a batch of that row alone", singles[i:i + 1]) for i in range(len(singles))]:
         alone = task.label(x[rows])
         if not np.array_equal(alone, y[rows]):
             row = int(rows[np.argwhere(alone != y[rows])[0][0]])
-            raise task.source.error("label", f"label(x) of a row depends on the other rows: "
-                                    f"{task.render(x[row])} (n={task.n}) gets "
-                                    f"{y[row].tolist()} in one batch and a different label "
-                                    f"in {part}; compute each row's label from that row only")
+            raise _file_error(task.source, "label", f"label(x) of a row depends on the other "
+                              f"rows: {task.render(x[row])} (n={task.n}) gets "
+                              f"{y[row].tolist()} in one batch and a different label in "
+                              f"{part}; compute each row's label from that row only")
     return y
 
 
@@ -153,14 +251,15 @@ def full_check(cls: Any, rng: np.random.Generator,
         try:
             batch = task.sample(rng, 64)
         except TaskParameterError as exc:
-            if cls._sample_fn is not None:  # the file's own sample is broken: an error
-                raise
+            if cls._sample_fn is not None or isinstance(exc, TaskFileError):
+                raise  # the file's own sample, or its label, is broken: an error
             # a class too rare to balance is a property of the language (a^n b^n c^n at
             # n = 16), not a mistake in the file: training at this n needs a sample
             warn.append(f"no balanced sample at {where}: {exc}")
             continue
         if batch.tokens.shape != (64, task.n):
-            raise task.source.error("sample", f"sampling gave shape {batch.tokens.shape}")
+            raise _file_error(task.source, "sample",
+                              f"sampling gave shape {batch.tokens.shape}")
     if tasks:
         big = tasks[-1]
         x = rng.integers(0, len(cls.alphabet), size=(TIMED, big.n), dtype=np.int64)
@@ -175,4 +274,5 @@ def full_check(cls: Any, rng: np.random.Generator,
     return done, warn
 
 
-__all__ = ["call_user", "check_labels", "smoke_check", "full_check", "SLOW_SECONDS"]
+__all__ = ["call_user", "call_limit_s", "check_labels", "smoke_check", "full_check",
+           "SLOW_SECONDS", "CALL_LIMIT_S", "LIMIT_ENV"]

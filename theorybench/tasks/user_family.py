@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import TaskParameterError
+from ..errors import TaskFileError, TaskParameterError
 from .balance import balanced_choice, rejection_balance
 from .base import Batch, Param, Task
 from .user_checks import call_user, check_labels, smoke_check
@@ -65,13 +65,13 @@ class FileTask(Task):
         x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
         if self.table is not None:
             return self.table.run(x)
-        y = call_user(self, "label", self._label_fn, x, **self.extra)
+        y = call_user(self, "label", self._label_fn, _read_only(x), **self.extra)
         return check_labels(self, y, x, "label")
 
     def oracle(self, tokens):
         x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
         if self._oracle_fn is not None:
-            y = call_user(self, "oracle", self._oracle_fn, x, **self.extra)
+            y = call_user(self, "oracle", self._oracle_fn, _read_only(x), **self.extra)
             return check_labels(self, y, x, "oracle")
         if self.definition == "REGEX":  # Python's own regex engine: independent of Table
             pat = re.compile(self.module.REGEX)
@@ -128,9 +128,9 @@ class FileTask(Task):
                                      **self.extra))
             if x.shape != (count, n) or x.dtype.kind not in "iu" or (
                     x.size and (x.min() < 0 or x.max() >= k)):
-                raise self.source.error("sample", f"sample(rng, {count}, {n}) must return an "
-                                        f"int array of shape ({count}, {n}) with values in "
-                                        f"0..{k - 1}; got {x.dtype} {x.shape}")
+                raise TaskFileError(str(self.source.error(
+                    "sample", f"sample(rng, {count}, {n}) must return an int array of shape "
+                    f"({count}, {n}) with values in 0..{k - 1}; got {x.dtype} {x.shape}")))
             return x.astype(np.int64)
         if self.output != "final":
             return rng.integers(0, k, size=(count, n), dtype=np.int64)
@@ -160,6 +160,8 @@ class FileTask(Task):
             return x, self.label(x)
         try:
             return rejection_balance(uniform, count, rng)[0]
+        except TaskFileError:
+            raise  # the file's label failed: not a rare class
         except TaskParameterError:
             if not strict:
                 return rng.integers(0, k, size=(count, n), dtype=np.int64)
@@ -239,6 +241,8 @@ def build_family(src: Any, name: str, alphabet: tuple[str, ...], lengths: tuple[
     if not ns:
         raise src.error("VALID" if valid else "LENGTHS",
                         f"no n in LENGTHS {lo}..{hi} is valid; widen LENGTHS or fix VALID")
+    if table is not None:
+        _one_class(src, definition, table, ns, (lo, hi))
     small = [n for n in ns if len(alphabet) ** n <= 1 << 16 and n >= min(4, ns[-1])] or ns[:1]
     pick = np.unique(np.linspace(0, len(small) - 1, min(6, len(small))).round().astype(int))
     cls.analysis_ns = tuple(small[i] for i in pick)
@@ -249,6 +253,22 @@ def build_family(src: Any, name: str, alphabet: tuple[str, ...], lengths: tuple[
                         maximum=hi, note="VALID(n)" if valid else ""), *cls.params[1:])
     smoke_check(cls)
     return cls
+
+
+def _one_class(src: Any, definition: str, table: Any, ns: list[int],
+               lengths: tuple[int, int]) -> None:
+    """Refuse a REGEX or DFA that accepts no input, or every input, at every n checked
+    (exactly, through the automaton): a task whose label is one constant."""
+    shares = table.accept_probability(max(ns))[ns, table.start]
+    if (shares == 0).all() or (shares == 1).all():
+        which, label = ("no input", 0) if shares[0] == 0 else ("every input", 1)
+        what = "pattern" if definition == "REGEX" else "automaton (its accept states)"
+        span = f"{lengths[0]}..{max(ns)}" if max(ns) < lengths[1] else \
+            f"{lengths[0]}..{lengths[1]}"
+        verb = "matches" if definition == "REGEX" else "accepts"
+        raise src.error(definition, f"{definition} {verb} {which} of any length n in "
+                        f"{span}: every label would be {label}, a task with one class; fix "
+                        f"the {what}")
 
 
 def check_definition(cls: Any, digest: str | None) -> None:
@@ -263,6 +283,14 @@ def check_definition(cls: Any, digest: str | None) -> None:
             f"task {cls.name}: this run was planned for the definition sha256:"
             f"{digest[:16]}, but {where} now has sha256:{(have or 'none')[:16]} (edited "
             "since?); run the sweep again to plan the runs of the current file")
+
+
+def _read_only(x: np.ndarray) -> np.ndarray:
+    """A view of ``x`` that the task file cannot write through: a label that changed its
+    input in place would change the batch it labels (the tokens a model trains on)."""
+    view = x.view()
+    view.flags.writeable = False
+    return view
 
 
 def _static(fn: Callable | None) -> Any:

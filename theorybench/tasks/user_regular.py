@@ -9,6 +9,7 @@ is reported at its column; :mod:`re` stays the task's independent oracle.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -166,6 +167,9 @@ class _Parser:
                 raise self.fail("counted repetition {m,n} is not supported; write the "
                                 "copies out (aa? for a{1,2})")
             self.i += 1
+            if self.peek() in ("*", "+", "?"):  # re: lazy (*?), possessive (*+), error (**)
+                raise self.fail(f"{self.peek()!r} right after {op!r}: a repetition of a "
+                                f"repetition needs parentheses, e.g. (a{op}){self.peek()}")
             s, e = self.state(), self.state()
             self.edges[s].append((None, a))
             self.edges[b].append((None, e))
@@ -200,8 +204,7 @@ class _Parser:
         elif ch == "\\":
             if self.peek() is None:
                 raise self.fail("a trailing backslash escapes nothing", at)
-            ch = self.text[self.i]
-            self.i += 1
+            ch = self.escaped(at)
             letters = self.letter(ch, at)
         else:
             letters = self.letter(ch, at)
@@ -209,9 +212,24 @@ class _Parser:
         self.edges[s].append((letters, e))
         return s, e
 
+    def escaped(self, at: int) -> str:
+        """The character after a backslash at ``at``: punctuation only (``\\b``, ``\\d``,
+        ``\\1`` mean something else to :mod:`re`, the task's oracle)."""
+        ch = self.text[self.i]
+        if ch.isalnum() or ch == "_":
+            raise self.fail(f"\\{ch} is a special sequence in Python's re (the task's "
+                            f"oracle); write {ch} without the backslash (escape only "
+                            "punctuation such as \\* or \\.)", at)
+        self.i += 1
+        return ch
+
     def char_class(self, at: int) -> frozenset:
         negate = self.peek() == "^"
         self.i += negate
+        first = self.i
+        if self.peek() == "]":
+            raise self.fail(f"an empty class [{'^' if negate else ''}] is not supported (re "
+                            "reads a ']' there as a member); list its symbols, e.g. [ab]", at)
         out: set[int] = set()
         while self.peek() != "]":
             if self.peek() is None:
@@ -219,8 +237,11 @@ class _Parser:
             pos, ch = self.i, self.text[self.i]
             self.i += 1
             if ch == "\\" and self.peek() is not None:
-                pos, ch = self.i, self.text[self.i]
-                self.i += 1
+                pos, ch = self.i, self.escaped(self.i - 1)
+            elif ch == "-" and pos != first and self.peek() != "]":
+                raise self.fail("ranges such as [a-c] are not supported; list the symbols, "
+                                "e.g. [abc] (a '-' first or last in a class is the symbol -)",
+                                pos)
             out |= self.letter(ch, pos)
         self.i += 1
         return frozenset(range(len(self.alphabet))) - out if negate else frozenset(out)
@@ -237,6 +258,11 @@ def from_regex(text: Any, alphabet: Sequence[str]) -> Table:
     start, end = p.alt()
     if p.i < len(text):  # only a stray ')' stops the top level early
         raise p.fail("unbalanced ')'; remove it or open a group before it")
+    try:  # the task's oracle: a pattern it cannot read is no task
+        re.compile(text)
+    except re.error as exc:
+        raise RegularError(f"Python's re (the task's independent oracle) cannot read the "
+                           f"pattern: {exc.msg}", exc.pos) from None
 
     def closure(states: frozenset) -> frozenset:
         out, todo = set(states), list(states)

@@ -30,7 +30,7 @@ import copy
 import dataclasses
 from typing import Any, Callable, ClassVar
 
-from ..errors import TheoryError
+from ..errors import TaskFileError, TheoryError
 from ..tasks import TaskRef
 from .closures import RULE_NAME, catalogue_rule
 from .prediction import (LENGTH_LINE, RULE_ORDER, STATUS_ORDER, Basis, Context, Prediction,
@@ -111,8 +111,8 @@ class Theory:
         try:
             out = catalogue_rule(self, family, ctx, own_of)
         except Exception as exc:  # recorded like any crashing rule, never hidden
-            if isinstance(exc, (KeyboardInterrupt, MemoryError)):
-                raise
+            if isinstance(exc, (KeyboardInterrupt, MemoryError, TaskFileError)):
+                raise  # TaskFileError: the task file is broken, not the rule
             out = RuleSkip(f"rule failed: {type(exc).__name__}: {exc}")
         before = own.tried[:pos]
         if (isinstance(out, Prediction) and own.verdict == out.verdict
@@ -154,8 +154,8 @@ class Theory:
             try:
                 out = r.run(self, family, ctx)
             except Exception as exc:  # a rule that crashes is recorded, never hidden
-                if isinstance(exc, (KeyboardInterrupt, MemoryError)):
-                    raise
+                if isinstance(exc, (KeyboardInterrupt, MemoryError, TaskFileError)):
+                    raise  # TaskFileError: the task file is broken, not the rule
                 out = RuleSkip(f"rule failed: {type(exc).__name__}: {exc}")
             if isinstance(out, Prediction):
                 tried.append({"rule": r.name, "basis": r.basis.value, "outcome": "fired"})
