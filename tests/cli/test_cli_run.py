@@ -228,3 +228,47 @@ def test_reading_commands_on_a_read_only_copy(tmp_path):
     finally:
         folder.chmod(0o755)
         shutil.rmtree(folder)
+
+
+def test_ctrl_c_mid_run_then_resume(cli, tmp_path, monkeypatch):
+    """A real SIGINT in the middle of the second of four runs of ``theorybench run --db``:
+    exit 130 with one line, the finished run kept, the one in flight handed back (none left
+    "running"); the rerun runs the other three and not the finished one again (issue 43,
+    item 5; a SIGKILL mid-sweep: tests/experiments/test_sweep.py)."""
+    import dataclasses
+    import os
+    import signal
+
+    from theorybench.experiments import in_distribution, profiles
+    from theorybench.experiments.store import ResultsStore
+    from theorybench.experiments.trainer import TrainingConfig
+
+    tiny = TrainingConfig(steps=4, eval_every=2, eval_count=16, final_eval_count=16)
+    monkeypatch.setitem(profiles.PROFILES, "tiny", dataclasses.replace(
+        profiles.PROFILES["smoke"], name="tiny", ns={"parity": (4, 5, 6, 7)}, ns_count=4,
+        in_training=tiny))
+    real, calls = in_distribution.run, []
+
+    def ctrl_c_in_the_second(spec, **kw):
+        calls.append(spec.n)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # delivered here, in the main thread
+        return real(spec, **kw)
+
+    monkeypatch.setattr(in_distribution, "run", ctrl_c_in_the_second)
+    db = tmp_path / "c.sqlite"
+    argv = ["run", "in-distribution", "--profile", "tiny", "--tasks", "parity", "--db", db,
+            "--executor", "inprocess"]
+    code, out, err = cli(*argv)
+    assert code == 130 and err.strip().splitlines()[-1] == "theorybench: interrupted", err
+    assert "Traceback" not in err
+    with ResultsStore(db) as store:
+        assert store.counts() == {"queued": 3, "running": 0, "done": 1, "failed": 0}
+        first = store.records(status="done")[0]
+    code, out, err = cli(*argv)
+    assert code == 0 and "1 already done, 3 ran (3 done, 0 failed)" in out, out + err
+    with ResultsStore(db) as store:
+        after = {r.key: r for r in store.records()}
+    assert len(after) == 4 and all(r.status == "done" for r in after.values())
+    assert after[first.key].attempts == 1 and after[first.key].metrics == first.metrics
+    assert len(calls) == 2 + 3  # the interrupted run ran again, the finished one did not

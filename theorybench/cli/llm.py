@@ -15,9 +15,10 @@ from ..errors import ConfigError, TaskParameterError
 from ..experiments.llm.evaluate import LLMSpec, evaluate_llm
 from ..experiments.llm.export import export_lm_eval
 from ..experiments.llm.local import cache_dir
-from ..experiments.llm.models import load_models, missing_reason, model_from_args
+from ..experiments.llm.models import MAX_TIMEOUT, load_models, missing_reason, model_from_args
 from ..safe_io import atomic_write, check_output
-from .common import add_force, parse_range, path_arg, parse_seed, print_json, print_table
+from .common import (add_force, float_arg, parse_range, path_arg, parse_seed, print_json,
+                     print_table)
 
 
 def register(sub) -> None:
@@ -97,6 +98,9 @@ def _add_overrides(e) -> None:
                    default=None, help="apply the model's chat template (multi-turn few-shot)")
     e.add_argument("--system_instruction", "--system", dest="system", metavar="TEXT",
                    help="with --chat: an instruction before the task's header")
+    e.add_argument("--timeout", type=float_arg(0, MAX_TIMEOUT, lo_open=True), metavar="SECONDS",
+                   help="http model: seconds one request may take in all, retried up to its "
+                   "max_retries (default: the entry's \"timeout\", 60)")
 
 
 def cmd_models(args) -> int:
@@ -156,6 +160,11 @@ def _model(args):
     if over and cfg.backend != "local":
         raise ConfigError(f"--{', --'.join(over)}: only for a local model; {cfg.name} is "
                           f"served over http")
+    if args.timeout is not None:
+        if cfg.backend != "http":
+            raise ConfigError(f"--timeout: only for a model served over http; {cfg.name} is "
+                              "a local model")
+        over["timeout"] = args.timeout
     try:
         return dataclasses.replace(cfg, **over)
     except ConfigError as exc:

@@ -104,6 +104,8 @@ def _check_llm_options(args) -> None:
                           "--checkpoints")
     if args.threads is not None and args.threads < 1:
         raise ConfigError(f"--threads must be >= 1, got {args.threads}")
+    from ..experiments.trainer import pick_device
+    pick_device(args.device)  # refused by a dry run as by the run
 
 
 def cmd_run(args) -> int:

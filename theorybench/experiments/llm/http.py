@@ -9,11 +9,15 @@ standard library only (``urllib``; threads for the concurrency limit).
   there only generation is possible.
 * Generation: ``temperature: 0``, ``max_tokens``, ``stop`` (the first four stop sequences,
   the API's limit; the text is cut at every stop sequence here as well).
-* Robustness: each request has a timeout; 429, 5xx, timeouts and refused connections are
-  retried at most ``max_retries`` times with exponential backoff (``backoff * 2**attempt``
+* Robustness: each request has a timeout (``timeout``, default 60 s, for the whole
+  answer, not only for each read: a server that trickles bytes is cut off too); 429, 5xx,
+  timeouts, refused or broken connections (an answer cut off mid-body, one that is not
+  HTTP) are retried at most ``max_retries`` times with exponential backoff (``backoff * 2**attempt``
   seconds, capped at ``backoff_cap``; a ``Retry-After`` header, capped likewise, wins);
-  other 4xx fail at once with the server's message (401/403: the key). At most
-  ``concurrency`` requests are in flight.
+  other 4xx fail at once with the server's message (401/403: the key). An answer that is
+  not a JSON object, has no text or log-probabilities where the API puts them, or a
+  log-probability that is not a finite number <= 0, is a :class:`BackendError` quoting it.
+  At most ``concurrency`` requests are in flight.
 * The key is read from the environment variable named ``api_key_env``; it is never stored.
 * Prompts longer than ``context`` are refused before sending when the entry names a local
   ``tokenizer`` to count tokens with; otherwise the server's own refusal is reported.
@@ -21,7 +25,9 @@ standard library only (``urllib``; threads for the concurrency limit).
 
 from __future__ import annotations
 
+import http.client
 import json
+import math
 import os
 import socket
 import threading
@@ -35,6 +41,9 @@ from .local import ContextTooLong, cut_at_stop, import_transformers
 from .models import ModelConfig
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
+#: An answer longer than this is refused (a completion with prompt log-probabilities is
+#: kilobytes; a stream without end would fill the memory).
+MAX_RESPONSE_BYTES = 32 << 20
 
 
 class BackendError(TheorybenchError):
@@ -74,7 +83,7 @@ class HTTPModel:
                                          method="POST")
             try:
                 with urllib.request.urlopen(req, timeout=self.config.timeout) as resp:
-                    return json.loads(resp.read())
+                    raw = self._read(resp)
             except urllib.error.HTTPError as exc:
                 msg = exc.read()[:300].decode(errors="replace")
                 if exc.code not in RETRY_STATUS:
@@ -90,16 +99,58 @@ class HTTPModel:
                         wait = min(self.backoff_cap, max(0.0, float(after)))
                     except ValueError:
                         pass
-            except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+            except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
+                    http.client.HTTPException) as exc:
+                # HTTPException: an answer cut off mid-body (IncompleteRead) or not HTTP at
+                # all (BadStatusLine): a broken connection, retried like a refused one
                 reason = getattr(exc, "reason", exc)
-                last = f"{type(reason).__name__}: {reason}"
-            except json.JSONDecodeError:
-                raise BackendError(f"model {self.config.name}: {self.url + path} did not "
-                                   f"answer JSON") from None
+                last = f"{type(reason).__name__}: {str(reason).strip()[:200]}"
+            else:
+                return self._json(raw, path)
             if attempt < self.config.max_retries:
                 time.sleep(wait)
         raise BackendError(f"model {self.config.name}: {self.url + path} failed after "
-                           f"{self.config.max_retries + 1} attempts; last error: {last}")
+                           f"{self.config.max_retries + 1} attempts; last error: {last}"
+                           + (f" (the timeout is {self.config.timeout:g} s: \"timeout\" in "
+                              "the model entry, or --timeout)" if "imeout" in last else ""))
+
+    def _read(self, resp) -> bytes:
+        """The body, within ``timeout`` seconds in all (the socket's timeout bounds each
+        read only: a server that trickles bytes would never end) and at most
+        :data:`MAX_RESPONSE_BYTES`."""
+        deadline = time.monotonic() + self.config.timeout
+        parts, size = [], 0
+        while True:
+            chunk = resp.read1(1 << 16) if hasattr(resp, "read1") else resp.read(1 << 16)
+            if not chunk:
+                left = getattr(resp, "length", None)  # of the Content-Length, still unread
+                if left:  # the server closed the connection mid-answer
+                    raise http.client.IncompleteRead(b"".join(parts), left)
+                return b"".join(parts)
+            parts.append(chunk)
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise BackendError(f"model {self.config.name}: the answer is longer than "
+                                   f"{MAX_RESPONSE_BYTES >> 20} MiB; is base_url an "
+                                   "OpenAI-compatible endpoint?")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the answer took longer than {self.config.timeout:g} s "
+                                   f"({size:,} bytes read)")
+
+    def _json(self, raw: bytes, path: str) -> dict:
+        """The answer as a JSON object, or a :class:`BackendError` quoting its start."""
+        try:
+            out = json.loads(raw)
+        except ValueError:  # JSONDecodeError, and bytes that are no text (UnicodeDecodeError)
+            shown = raw[:80].decode("utf-8", errors="replace")
+            raise BackendError(f"model {self.config.name}: {self.url + path} did not "
+                               f"answer JSON (it began {shown!r}); is base_url an "
+                               "OpenAI-compatible endpoint?") from None
+        if not isinstance(out, dict):
+            raise BackendError(f"model {self.config.name}: {self.url + path} answered JSON "
+                               f"that is not an object ({type(out).__name__}); is base_url "
+                               "an OpenAI-compatible endpoint?")
+        return out
 
     def _map(self, fn, items):
         with ThreadPoolExecutor(max_workers=max(1, self.config.concurrency)) as pool:
@@ -146,14 +197,24 @@ class HTTPModel:
                                    f"'generate'") from None
             score, greedy, seen = 0.0, True, 0
             for tok, val, off, top in zip(toks, vals, offs, tops):
+                if not isinstance(tok, str) or isinstance(off, bool) or \
+                        not isinstance(off, int):
+                    raise BackendError(f"model {self.config.name}: the server's echoed "
+                                       f"tokens are malformed (token {tok!r} at offset "
+                                       f"{off!r}); use scoring 'generate'")
                 if off >= len(full) or off + len(tok) <= len(ctx):
                     continue
                 if val is None:
                     raise BackendError(f"model {self.config.name}: no log-probability for "
                                        f"the answer token {tok!r}")
+                if isinstance(val, bool) or not isinstance(val, (int, float)) or \
+                        not math.isfinite(val) or val > 1e-6:
+                    raise BackendError(f"model {self.config.name}: the log-probability "
+                                       f"{val!r} of the answer token {tok!r} is not a "
+                                       "finite number <= 0")
                 score += val
                 seen += 1
-                if top:
+                if isinstance(top, dict) and top:
                     greedy = greedy and max(top, key=top.get) == tok
             if not seen:
                 raise BackendError(f"model {self.config.name}: no echoed token covers the "
@@ -175,10 +236,22 @@ class HTTPModel:
             if self.config.mode == "chat":
                 body["messages"] = [{"role": "user", "content": prompt}]
                 out = self._post("/chat/completions", body)
-                text = out["choices"][0]["message"]["content"] or ""
+                field = "choices[0].message.content"
+                try:
+                    text = out["choices"][0]["message"]["content"] or ""
+                except (KeyError, IndexError, TypeError):
+                    text = None
             else:
                 body["prompt"] = prompt
-                text = self._post("/completions", body)["choices"][0]["text"]
+                out = self._post("/completions", body)
+                field = "choices[0].text"
+                try:
+                    text = out["choices"][0]["text"]
+                except (KeyError, IndexError, TypeError):
+                    text = None
+            if not isinstance(text, str):
+                raise BackendError(f"model {self.config.name}: the server's answer has no "
+                                   f"text in {field} (it answered {json.dumps(out)[:120]})")
             return cut_at_stop(text, stop)
 
         return self._map(one, list(prompts))

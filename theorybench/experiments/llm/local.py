@@ -106,6 +106,23 @@ def _check_gguf(path: Path) -> None:
         raise ConfigError(f"{path} is not a GGUF file (it starts with {magic!r}, not b'GGUF')")
 
 
+
+def _check_device(torch, config: ModelConfig) -> None:
+    """The model's device exists on this machine (cuda without a GPU is refused here, not
+    by torch after the weights are read)."""
+    kind, _, index = config.device.partition(":")
+    backend = {"cuda": torch.cuda, "mps": getattr(torch.backends, "mps", None),
+               "xpu": getattr(torch, "xpu", None)}.get(kind)
+    if kind == "cpu":
+        return
+    available = backend is not None and backend.is_available()
+    if not available:
+        raise ConfigError(f"model {config.name}: device {config.device!r} is not available "
+                          f"on this machine; use --device cpu (or \"device\": \"cpu\")")
+    if index and kind == "cuda" and int(index) >= torch.cuda.device_count():
+        raise ConfigError(f"model {config.name}: device {config.device!r}: this machine has "
+                          f"{torch.cuda.device_count()} CUDA device(s), numbered from 0")
+
 class LocalModel:
     """A loaded model and tokenizer with batched scoring and greedy generation."""
 
@@ -135,6 +152,7 @@ class LocalModel:
         dtype = getattr(torch, config.dtype, None)
         if not isinstance(dtype, torch.dtype):
             raise ConfigError(f"model {config.name}: unknown dtype {config.dtype!r}")
+        _check_device(torch, config)  # before the load, which may take minutes
         t0 = time.perf_counter()
         if config.gguf:
             gguf = resolve_path(config.gguf)

@@ -49,6 +49,8 @@ INT_RANGES = {"context": (1, 10**9), "batch_size": (1, 65536), "max_retries": (0
 #: Longest request timeout in seconds (the socket layer overflows near 1e308 already).
 MAX_TIMEOUT = 86400.0
 DTYPES = ("float32", "float16", "bfloat16", "float64")
+#: The torch devices a local model may name (checked before the model loads, not after).
+_DEVICE = re.compile(r"(cpu|cuda|mps|xpu)(:[0-9]+)?")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -166,9 +168,9 @@ def _validate(m: ModelConfig) -> None:
     if m.dtype not in DTYPES:
         raise ConfigError(f"{who}: \"dtype\" must be one of {', '.join(DTYPES)}, "
                           f"got {m.dtype!r}")
-    if not _text(m.device):
-        raise ConfigError(f"{who}: \"device\" must be a device name such as cpu or cuda:0, "
-                          f"got {m.device!r}")
+    if not _text(m.device) or not _DEVICE.fullmatch(m.device):
+        raise ConfigError(f"{who}: \"device\" must be cpu, cuda, cuda:N, mps or xpu, got "
+                          f"{m.device!r}")
     if m.api_key_env is not None and not (isinstance(m.api_key_env, str)
                                           and _ENV_NAME.match(m.api_key_env)):
         raise ConfigError(f"{who}: \"api_key_env\" must be the *name* of an environment "
