@@ -101,7 +101,8 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
                         rng: np.random.Generator | None = None, confidence: float = 0.95,
                         variant: str = "deterministic",
                         exact_limit: int = MAX_ENUMERATE,
-                        progress: Callable[[int], None] | None = None) -> SensitivityResult:
+                        progress: Callable[[int], None] | None = None,
+                        oracle: bool = False) -> SensitivityResult:
     """Average sensitivity of ``df`` (see the module docstring for the definitions).
 
     ``method="auto"``: FWHT when inputs and outputs are binary, the space has at most
@@ -110,7 +111,10 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
     Carlo with ``samples`` draws beyond, and always under ``distribution="task"`` (the
     task's sampler is the only description of that distribution we have). Monte Carlo
     draws are processed in chunks (memory checked first, see :func:`monte_carlo_cost`);
-    ``progress(samples_done)`` is called after each chunk.
+    ``progress(samples_done)`` is called after each chunk. ``oracle``: Monte Carlo reads
+    each sample's sensitive positions from ``df.sensitive_positions`` (the task's own
+    computation, deterministic variant only) instead of trying every replacement; the
+    caller has checked it against this module's brute force first.
     """
     check_options(distribution, method, variant, samples, confidence)
     size = df.space_size()
@@ -133,8 +137,9 @@ def average_sensitivity(df: DecisionFunction, *, distribution: str = "uniform",
                 f"monte_carlo or auto, with --samples S) or a smaller n")
         res = _exact(df, variant, fourier={"exact": False, "fwht": True}.get(method, None))
     else:
+        use = oracle and variant == "deterministic" and df.sensitive_positions is not None
         res = _monte_carlo(df, distribution, samples, rng or np.random.default_rng(0),
-                           confidence, variant, progress)
+                           confidence, variant, progress, oracle=use)
     res.task = df.task.name
     res.params = dict(getattr(df.task, "values", {}))
     return res
@@ -150,7 +155,9 @@ def model_sensitivity(predict_fn: Callable[[np.ndarray], np.ndarray], df: Decisi
     """
     def evaluate(x: np.ndarray) -> np.ndarray:
         return np.asarray(predict_fn(x)).reshape(len(x))
-    return average_sensitivity(replace(df, evaluate=evaluate), **kwargs)
+    # the task's sensitivity oracle describes the task, not the model
+    return average_sensitivity(replace(df, evaluate=evaluate, sensitive_positions=None),
+                               **kwargs)
 
 
 def sensitivity_by_n(family: str, ns: Sequence[int], params: dict[str, Any] | None = None,
@@ -399,8 +406,26 @@ def monte_carlo_cost(length: int, samples: int) -> tuple[int, int]:
     return 8 * samples + 8 * 8 * chunk, samples * length * length
 
 
+def _draw_compact(df, samples, rng) -> np.ndarray:
+    """Uniform draws over the product space (no domain restriction) without the positions
+    x symbols table: positions that allow the same symbols share one array (the edge
+    positions of a graph task: n positions of M = O(n^2) edge tokens each)."""
+    x = np.empty((samples, len(df.choices)), dtype=np.int64)
+    shared: dict[int, np.ndarray] = {}  # by identity: hashing a long tuple costs more
+    for i, c in enumerate(df.choices):
+        arr = shared.get(id(c))
+        if arr is None:
+            arr = shared[id(c)] = np.asarray(c, dtype=np.int64)
+        x[:, i] = arr[rng.integers(0, len(arr), samples)]
+    return x
+
+
 def _monte_carlo(df, distribution, samples, rng, confidence, variant,
-                 progress: Callable[[int], None] | None = None) -> SensitivityResult:
+                 progress: Callable[[int], None] | None = None,
+                 oracle: bool = False) -> SensitivityResult:
+    if oracle and df.valid is None:
+        return _monte_carlo_oracle(df, distribution, samples, rng, confidence, variant,
+                                   progress)
     radices, table = _tables(df.choices)
     length = len(radices)
     need, _ = monte_carlo_cost(length, samples)
@@ -430,6 +455,73 @@ def _monte_carlo(df, distribution, samples, rng, confidence, variant,
                              histogram=_histogram(s), variant=variant, samples=samples,
                              free_positions=int((radices > 1).sum()), influences=influences,
                              confidence=confidence)
+
+
+def _monte_carlo_oracle(df, distribution, samples, rng, confidence, variant,
+                        progress) -> SensitivityResult:
+    """Monte Carlo with each sample's sensitive positions from ``df.sensitive_positions``
+    (the deterministic variant; drawn without the full choice table)."""
+    length = df.length
+    s = np.zeros(samples, dtype=np.float64)
+    infl = np.zeros(length, dtype=np.float64)
+    per_chunk = min(samples, max(1, _MC_BLOCK // max(length, 1)))
+    xs = []
+    for start in range(0, samples, per_chunk):
+        m = min(per_chunk, samples - start)
+        x = _draw_compact(df, m, rng) if distribution == "uniform" else \
+            np.asarray(df.sample(rng, m), dtype=np.int64)
+        xs.append(x)
+        hit = np.asarray(df.sensitive_positions(x), dtype=bool)
+        infl += hit.sum(axis=0)
+        s[start:start + m] = hit.sum(axis=1)
+        if progress is not None:
+            progress(start + m)
+    value = float(s.mean())
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    half = z * float(s.std(ddof=1)) / math.sqrt(samples)
+    method = "monte_carlo (the task's sensitivity oracle)"
+    cv = _control_variate(df, distribution, xs, s, rng)
+    if cv is not None:
+        value, half, method = cv[0], z * cv[1], method[:-1] + f"; {cv[2]})"
+    return SensitivityResult(n=length, value=value, ci_low=value - half, ci_high=value + half,
+                             exact=False, method=method,
+                             distribution=distribution, histogram=_histogram(s),
+                             variant=variant, samples=samples,
+                             free_positions=int(sum(len(c) > 1 for c in df.choices)),
+                             influences=[float(v / samples) for v in infl],
+                             confidence=confidence)
+
+
+#: Label-only draws per sensitivity sample for the control variate of the oracle path.
+CV_FACTOR = 20
+
+
+def _control_variate(df, distribution, xs, s, rng):
+    """(estimate, standard error, note) of E[s] with the label as control variate, or None.
+
+    Each sample's sensitivity s costs a pass of the task's oracle, its label f one
+    evaluation; where s follows the label (every position of a negative reachability
+    instance is sensitive) most of the variance of s is the variance of f. The estimate
+    mean(s) - beta (mean(f) - mu), with beta = cov(s, f) / var(f) from the same samples
+    and mu the mean label over CV_FACTOR times as many fresh draws of the same
+    distribution, has standard error sqrt(var(s - beta f) / N + beta^2 mu (1 - mu) / N')
+    (a control variate; the second term is the error of mu)."""
+    x = np.concatenate(xs)
+    f = np.asarray(df.evaluate(x), dtype=np.float64).reshape(len(x))
+    if not np.isin(f, (0, 1)).all() or f.var() == 0 or len(x) < 30:
+        return None
+    big = CV_FACTOR * len(x)
+    fx = []
+    for start in range(0, big, len(x)):
+        m = min(len(x), big - start)
+        y = _draw_compact(df, m, rng) if distribution == "uniform" else \
+            np.asarray(df.sample(rng, m), dtype=np.int64)
+        fx.append(np.asarray(df.evaluate(y), dtype=np.float64).reshape(m))
+    mu = float(np.concatenate(fx).mean())
+    beta = float(np.cov(s, f)[0, 1] / f.var(ddof=1))
+    est = float(s.mean() - beta * (f.mean() - mu))
+    se = math.sqrt(float((s - beta * f).var(ddof=1)) / len(x) + beta ** 2 * mu * (1 - mu) / big)
+    return est, se, f"the label as control variate, its mean over {big:,} draws"
 
 
 def _mc_chunk(df, x, radices, table, variant, infl) -> np.ndarray:
@@ -469,6 +561,28 @@ def _mc_chunk(df, x, radices, table, variant, infl) -> np.ndarray:
     return s
 
 
-__all__ = ["SensitivityResult", "average_sensitivity", "check_options", "model_sensitivity", "monte_carlo_cost", "sensitivity_by_n",
+def sensitive_positions(df: DecisionFunction, x: np.ndarray) -> np.ndarray:
+    """(rows, length) bool: at which positions of each row of ``x`` some other symbol of
+    that position's choices changes ``df``'s output (the deterministic definition, tried
+    replacement by replacement; a neighbour outside ``valid`` does not count). The
+    reference a task's own ``sensitive_positions`` is checked against."""
+    x = np.asarray(x, dtype=np.int64)
+    fx = np.asarray(df.evaluate(x)).reshape(len(x))
+    out = np.zeros(x.shape, dtype=bool)
+    for i, choice in enumerate(df.choices):
+        for t in choice if len(choice) > 1 else ():
+            rows = np.flatnonzero(x[:, i] != t)
+            if not len(rows):
+                continue
+            y = x[rows].copy()
+            y[:, i] = t
+            changed = np.asarray(df.evaluate(y)).reshape(len(rows)) != fx[rows]
+            if df.valid is not None:
+                changed &= np.asarray(df.valid(y), dtype=bool)
+            out[rows[changed], i] = True
+    return out
+
+
+__all__ = ["SensitivityResult", "sensitive_positions", "average_sensitivity", "check_options", "model_sensitivity", "monte_carlo_cost", "sensitivity_by_n",
            "fwht", "popcount", "total_influence_fourier", "METHODS", "DISTRIBUTIONS",
            "VARIANTS"]

@@ -386,7 +386,8 @@ def binary_encoding(df: DecisionFunction) -> DecisionFunction:
     return replace(df, name=f"{df.name} (binary encoding)", choices=((0, 1),) * bits,
                    evaluate=lambda b: df.evaluate(decode(b)),
                    sample=lambda rng, count: encode(df.sample(rng, count)), valid=None,
-                   description=f"{df.description} - tokens in binary, {bits} bits")
+                   description=f"{df.description} - tokens in binary, {bits} bits",
+                   sensitive_positions=None)
 
 
 

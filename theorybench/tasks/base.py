@@ -83,6 +83,11 @@ class DecisionFunction:
     sample: Callable[[np.random.Generator, int], np.ndarray]
     valid: Callable[[np.ndarray], np.ndarray] | None = None
     description: str = ""
+    #: optional: (batch, length) bool, at which positions some other allowed token changes
+    #: the output - the deterministic sensitivity per position, computed from the task's
+    #: structure; used only after it agrees with trying every replacement
+    #: (theories.sensitivity_sampling.oracle_check)
+    sensitive_positions: Callable[[np.ndarray], np.ndarray] | None = None
 
     @property
     def length(self) -> int:

@@ -15,6 +15,7 @@ prediction.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ import numpy as np
 from .. import tasks
 from ..errors import ResourceLimitError, TheorybenchError
 from ..formal.growth import MeasuredGrowth, classify_measured
-from ..formal.sensitivity import average_sensitivity
+from ..formal.sensitivity import CV_FACTOR, average_sensitivity, sensitive_positions
 from .base import Context
 
 #: Sampled estimates extend the series to these n (above the exact range), so that the
@@ -51,6 +52,61 @@ REFINE_REL = 0.05
 REFINE_ABS = 0.01
 REFINE_MAX_SAMPLES = 4000
 REFINE_EVALUATIONS = 600_000
+#: Further lengths measured only with a task's own sensitivity oracle (``DecisionFunction.
+#: sensitive_positions``), once :func:`oracle_check` found it equal to trying every
+#: replacement: a sample then costs one pass over its positions, not one label evaluation
+#: per replacement symbol, and a graph task with O(n^2) edge tokens reaches n in the
+#: hundreds (reach_undirected: its sampled series stopped at n = 16 without one).
+ORACLE_NS = (128, 256, 512, 1022)
+#: Largest positions x symbols table a uniform draw builds (8 bytes an entry).
+MAX_TABLE = 1 << 24
+#: The oracle is compared with the brute force on this many uniform and as many task
+#: samples at each of the first ORACLE_CHECK_LENGTHS lengths of the family.
+ORACLE_CHECK_SAMPLES = 200
+ORACLE_CHECK_LENGTHS = 4
+
+
+@functools.lru_cache(maxsize=64)
+def oracle_check(family: str) -> dict[str, Any]:
+    """Does the task's ``sensitive_positions`` equal the brute-force definition
+    (:func:`..formal.sensitivity.sensitive_positions`: every replacement tried)? Compared
+    position by position on ORACLE_CHECK_SAMPLES uniform and as many task samples at each
+    of the family's first ORACLE_CHECK_LENGTHS lengths; {"ok", "what"}."""
+    rng = np.random.default_rng(1234)
+    ns, rows = [], 0
+    n = 0
+    while len(ns) < ORACLE_CHECK_LENGTHS and n < 64:
+        n += 1
+        try:
+            df = tasks.get(family, n=n).decision_view()[0]
+        except (TheorybenchError, ValueError):
+            continue
+        if df.sensitive_positions is None:
+            return {"ok": False, "what": f"no oracle at n = {n}"}
+        radices = np.array([len(c) for c in df.choices])
+        table = np.zeros((len(radices), int(radices.max())), dtype=np.int64)
+        for i, c in enumerate(df.choices):
+            table[i, :len(c)] = c
+        idx = (rng.random((ORACLE_CHECK_SAMPLES, len(radices))) * radices).astype(np.int64)
+        x = table[np.arange(len(radices))[None, :], idx]
+        x = np.concatenate([x, np.asarray(df.sample(rng, ORACLE_CHECK_SAMPLES),
+                                          dtype=np.int64)])
+        if df.valid is not None:
+            x = x[np.asarray(df.valid(x), dtype=bool)]
+        want = sensitive_positions(df, x)
+        got = np.asarray(df.sensitive_positions(x), dtype=bool)
+        if got.shape != want.shape or not np.array_equal(got, want):
+            bad = int(np.flatnonzero((got != want).any(axis=1))[0]) if got.shape == \
+                want.shape else 0
+            return {"ok": False, "what": f"it disagrees with trying every replacement at "
+                                         f"n = {n} on {df.task.render(x[bad])}"}
+        ns.append(n)
+        rows += len(x)
+    if len(ns) < ORACLE_CHECK_LENGTHS:
+        return {"ok": False, "what": f"fewer than {ORACLE_CHECK_LENGTHS} lengths to check it on"}
+    return {"ok": True, "what": (f"the task's sensitivity oracle, equal to trying every "
+                                 f"replacement at every position of {rows:,} inputs at "
+                                 f"n = {ns}")}
 
 
 def series_growth(rows: list[dict]) -> MeasuredGrowth:
@@ -77,7 +133,8 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
     out: list[dict] = []
     pending: list = []  # sampled points, for the second pass (_refine)
     checked: list = []  # the sampler test, run once when first needed
-    for want in EXTEND_NS:
+    oracle: dict | None = None  # the task's sensitivity oracle, once checked
+    for want in EXTEND_NS + ORACLE_NS:
         if want <= top:
             continue
         df = None
@@ -89,7 +146,22 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
                 continue
         if df is None or n <= top:
             continue
-        per_input = sum(len(c) - 1 for c in df.choices)
+        if oracle is None:
+            oracle = oracle_check(family) if df.sensitive_positions is not None else {}
+            if oracle and not oracle["ok"]:
+                skipped.append({"n": n, "reason": f"the task's sensitivity oracle was not "
+                                f"used: {oracle['what']}"})
+        use = bool(oracle and oracle["ok"]) and df.valid is None
+        if want in ORACLE_NS and not use:
+            break               # only a checked oracle makes these lengths affordable
+        if not use and df.length * max(len(c) for c in df.choices) > MAX_TABLE:
+            skipped.append({"n": n, "reason": f"drawing uniform inputs at n={n} needs a "
+                            f"table of {df.length} x {max(len(c) for c in df.choices):,} "
+                            f"symbols, more than {MAX_TABLE:,}"})
+            break
+        # a checked oracle gives a sample's sensitive positions in one pass over the input:
+        # priced as one label evaluation per position
+        per_input = (df.length + CV_FACTOR) if use else sum(len(c) - 1 for c in df.choices)
         # exact where the whole space is small (a binary task at n = 16: one pass over
         # 2^16 inputs, cheaper and sharper than 400 draws), sampled beyond
         exact = df.valid is None and df.space_size() * max(per_input, 1) <= EXACT_EXTEND_WORK
@@ -105,7 +177,7 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
             if exact:
                 dist, res = "uniform", average_sensitivity(df, method="auto")
             else:
-                dist, why = _sampled(df, samples, rng, family, fam, checked)
+                dist, why = _sampled(df, samples, rng, family, fam, checked, use)
                 if dist is None:
                     skipped.append({"n": n, "reason": why})
                     break
@@ -123,9 +195,11 @@ def extend_series(family: str, fam, rows: list[dict], rng, skipped: list[dict],
             row["sampler"] = (f"the task's own sampler, uniform on the valid inputs by a "
                               f"chi-square test ({checked[0][1]}); uniform rejection "
                               f"sampling is too sparse at this n")
+        if use and not exact:
+            row["oracle"] = oracle["what"]
         out.append(row)
         if not exact:
-            pending.append((len(out) - 1, df, dist, per_input))
+            pending.append((len(out) - 1, df, dist, per_input, use))
         top = n
     _refine(out, pending, rng, family, fam, checked,
             min(budget - spent, int(ctx.options.get("sensitivity_refine_evaluations",
@@ -139,7 +213,7 @@ def _refine(out: list[dict], pending: list, rng, family: str, fam, checked: list
     of n, while ``budget`` label evaluations last; the later draw replaces the first, whose
     cost is already spent). A count of evaluations, never seconds."""
     spent = 0
-    for k, df, dist, per_input in pending:
+    for k, df, dist, per_input, use in pending:
         row = out[k]
         half = (row["ci_high"] - row["ci_low"]) / 2
         target = max(REFINE_REL * abs(row["average_sensitivity"]),
@@ -151,12 +225,8 @@ def _refine(out: list[dict], pending: list, rng, family: str, fam, checked: list
         if spent + cost > budget:
             continue
         spent += cost
-        if dist == "task":
-            res = average_sensitivity(df, distribution="task", samples=want,
-                                      method="monte_carlo", rng=rng, confidence=CONFIDENCE)
-        else:
-            res = average_sensitivity(df, distribution="uniform", samples=want,
-                                      method="monte_carlo", rng=rng, confidence=CONFIDENCE)
+        res = average_sensitivity(df, distribution=dist, samples=want, method="monte_carlo",
+                                  rng=rng, confidence=CONFIDENCE, oracle=use)
         row.update(average_sensitivity=res.value, ci_low=res.ci_low, ci_high=res.ci_high,
                    samples=want, ratio=res.value / max(res.free_positions, 1),
                    max_sensitivity=max(res.histogram) if res.histogram else 0.0,
@@ -164,14 +234,14 @@ def _refine(out: list[dict], pending: list, rng, family: str, fam, checked: list
                             f"half-width of {half:.3g}, above {target:.3g}"))
 
 
-def _sampled(df, samples: int, rng, family: str, fam, checked: list):
+def _sampled(df, samples: int, rng, family: str, fam, checked: list, oracle: bool = False):
     """((distribution, result), "") of a Monte Carlo estimate under the uniform
     distribution - by rejection sampling, or by the task's own sampler where that is too
     sparse and the sampler passed :func:`sampler_is_uniform` - or (None, why)."""
     try:
         return ("uniform", average_sensitivity(df, distribution="uniform", samples=samples,
                                                method="monte_carlo", rng=rng,
-                                               confidence=CONFIDENCE)), ""
+                                               confidence=CONFIDENCE, oracle=oracle)), ""
     except ResourceLimitError:
         pass
     if not checked:
@@ -182,7 +252,7 @@ def _sampled(df, samples: int, rng, family: str, fam, checked: list):
                       f"not shown uniform on the valid inputs ({what})")
     return ("task", average_sensitivity(df, distribution="task", samples=samples,
                                         method="monte_carlo", rng=rng,
-                                        confidence=CONFIDENCE)), ""
+                                        confidence=CONFIDENCE, oracle=oracle)), ""
 
 
 def sampler_is_uniform(family: str, fam) -> tuple[bool, str]:

@@ -27,6 +27,8 @@ Distributions:
 Sources: docs/theories.md §9 and the works named above.
 """
 
+import dataclasses
+
 import numpy as np
 
 from ...errors import TaskParameterError
@@ -62,3 +64,98 @@ class ReachUndirected(ReachTask):
         u = nodes
         w = np.take_along_axis(nodes, nxt, axis=1)
         return self.finish(rng, u, w, nodes[:, 0], nodes[:, h], out), y
+
+    # ---- sensitivity, from the graph's structure ------------------------------------------
+    def decision_view(self):
+        view = super().decision_view()[0]
+        return [dataclasses.replace(view, sensitive_positions=self.sensitive_positions)]
+
+    def sensitive_positions(self, tokens) -> np.ndarray:
+        """Bool (count, n + 3): at which positions some other allowed token changes the
+        label - the deterministic sensitivity of docs/theories.md §7 - computed from the
+        graph instead of by trying every replacement (the theories check it against that
+        brute force before they use it: theories/sensitivity_sampling.py).
+
+        Connected s, t (s != t): an edge position matters iff its edge is a bridge between
+        them (found by one depth-first search from s with low-links) and some edge token
+        does not join the two sides again, i.e. |side of s| * |side of t| < M (the joining
+        tokens are the pairs across; the edge itself is one of them); s (or t) matters iff
+        some node lies outside t's (s's) component. s = t: only those two positions can
+        matter, the same way. Not connected: every edge position matters (the token s-t
+        connects them), and so do s and t (move s into t's component, or t into s's)."""
+        x = self.require_valid(tokens)
+        src, dst = self.decode(x)
+        n, V, M = self.n, self.V, self.M
+        out = np.zeros((len(x), n + 3), dtype=bool)
+        for r in range(len(x)):
+            out[r] = _row_sensitivity(src[r].tolist(), dst[r].tolist(), int(x[r, n + 1]),
+                                      int(x[r, n + 2]), V, M)
+        return out
+
+
+def _row_sensitivity(us: list, ws: list, s: int, t: int, V: int, M: int) -> np.ndarray:
+    n = len(us)
+    adj: list[list[tuple[int, int]]] = [[] for _ in range(V)]
+    for e, (u, w) in enumerate(zip(us, ws)):
+        adj[u].append((w, e))
+        adj[w].append((u, e))
+    comp = [-1] * V
+    sizes = []
+    for root in range(V):
+        if comp[root] >= 0:
+            continue
+        comp[root] = len(sizes)
+        stack, size = [root], 0
+        while stack:
+            u = stack.pop()
+            size += 1
+            for v, _e in adj[u]:
+                if comp[v] < 0:
+                    comp[v] = len(sizes)
+                    stack.append(v)
+        sizes.append(size)
+    out = np.zeros(n + 3, dtype=bool)
+    if comp[s] != comp[t]:
+        out[:n] = True
+        out[n + 1] = out[n + 2] = True
+        return out
+    out[n + 1] = sizes[comp[t]] < V
+    out[n + 2] = sizes[comp[s]] < V
+    if s == t:
+        return out
+    # low-links from s (iterative); the edge by id is skipped, not the parent node, so a
+    # repeated edge is never a bridge
+    tin, low, sub = [-1] * V, [0] * V, [1] * V
+    tout = [0] * V
+    clock = 0
+    tin[s] = low[s] = clock
+    stack = [(s, -1, 0)]
+    bridges = []
+    while stack:
+        u, pe, i = stack[-1]
+        if i < len(adj[u]):
+            stack[-1] = (u, pe, i + 1)
+            v, e = adj[u][i]
+            if e == pe:
+                continue
+            if tin[v] < 0:
+                clock += 1
+                tin[v] = low[v] = clock
+                stack.append((v, e, 0))
+            else:
+                low[u] = min(low[u], tin[v])
+            continue
+        stack.pop()
+        tout[u] = clock
+        if stack:
+            p = stack[-1][0]
+            low[p] = min(low[p], low[u])
+            sub[p] += sub[u]
+            if low[u] > tin[p]:
+                bridges.append((u, pe))
+    total = sizes[comp[s]]
+    for c, e in bridges:
+        if tin[c] <= tin[t] <= tout[c]:          # t below the bridge: it separates s, t
+            if sub[c] * (total - sub[c]) < M:
+                out[e] = True
+    return out
