@@ -70,7 +70,29 @@ BASE = {
     ("theory", "check"): [THEORY_FILE, "--task", "parity", "--max-n", "4"],
     ("discover",): ["--budget", "smoke", "--candidates", "2", "--no-train", "--out",
                     "{dir}/disc"],
+    ("reproduce",): ["huang2025", "--dry-run", "--db", "{dir}/rep.sqlite", "--out",
+                     "{dir}/rep"],
+    ("task", "check"): [str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "tasks"
+                            / "mod3.py"), "--count", "10"],
+    ("llm", "models"): [],
+    ("llm", "eval"): ["parity", "--n", "4", "--count", "2", "--k", "1", "--models",
+                      "{dir}/models.json"],  # an http model nobody serves: refused at once
+    ("llm", "export"): ["parity", "--n", "4", "--count", "2", "--out", "{dir}/lm-export"],
 }
+#: The model file of ``llm eval``'s line (written into {dir} by the tests that use BASE).
+MODELS_FILE = {"format": "theorybench-llm-models", "version": 1, "models": [
+    {"name": "m", "backend": "http", "base_url": "http://127.0.0.1:9", "model": "m",
+     "timeout": 1, "max_retries": 0}]}
+#: Switches the fuzz never adds: --refresh-snapshot writes a snapshot beside the reference,
+#: a file of this repository (tests/data).
+NEVER = {"--refresh-snapshot"}
+
+
+def _base_files(folder) -> None:
+    import json
+    (pathlib.Path(folder) / "models.json").write_text(json.dumps(MODELS_FILE))
+
+
 #: Commands that train models or sweep the whole matrix even when valid: fuzzed only in a
 #: long run (THEORYBENCH_FUZZ=N), with the values most likely refused up front.
 SLOW = {("report",), ("verify",), ("sharpness",), ("construct",), ("claim",)}
@@ -111,7 +133,8 @@ def _cases(rng: random.Random, tmp: str, slow: bool = True):
     while True:
         path, parser = rng.choice(leaves)
         base = [a.replace("{dir}", tmp) for a in BASE.get(path, [])]
-        options = [a for a in parser._actions if a.option_strings and a.dest != "help"]
+        options = [a for a in parser._actions if a.option_strings and a.dest != "help"
+                   and not NEVER & set(a.option_strings)]
         positional = [a for a in parser._actions if not a.option_strings]
         bad = rng.choice(HOSTILE).replace("{dir}", tmp)
         if path in SLOW:  # only values no valid run accepts
@@ -172,6 +195,7 @@ def _run_capped(cli_exit, argv):
 
 def test_fuzzed_command_lines_end_cleanly(cli_exit, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # a stray default output lands here
+    _base_files(tmp_path)
     count = int(os.environ.get("THEORYBENCH_FUZZ", "0"))
     seed = int(os.environ.get("THEORYBENCH_FUZZ_SEED", "20261203"))
     rng = random.Random(seed)
@@ -409,6 +433,7 @@ def test_every_numeric_option_at_an_extreme(cli_exit, tmp_path, monkeypatch, val
     bounded, never a traceback, a hang or an allocation past the cap (a --samples left
     unchecked is found here, whatever the random sample of the other test draws)."""
     monkeypatch.chdir(tmp_path)
+    _base_files(tmp_path)
     failures, tried = [], []
     for path, parser in _leaves():
         if path in SLOW or path not in BASE:
