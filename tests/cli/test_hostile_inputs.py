@@ -92,3 +92,17 @@ def test_byo_refuses_an_output_it_cannot_create_before_any_work(cli_exit, monkey
 ])
 def test_llm_flags_refused_before_any_model_loads(cli, argv, message):
     _one_line(*cli(*argv), message)
+
+
+def test_one_file_twice_is_one_row_and_two_files_of_one_name_are_refused(cli, tmp_path):
+    import json
+
+    a, b = tmp_path / "a.py", tmp_path / "other" / "b.py"
+    b.parent.mkdir()
+    a.write_text(HEAD + "def label(x):\n    return x[:, 0]\n")
+    b.write_text(HEAD + "def label(x):\n    return x[:, 1]\n")
+    code, out, err = cli("predict", "--task", f"{a},{tmp_path}/./a.py", "--theory",
+                         "sensitivity", "--max-n", "6", "--format", "json")
+    assert code == 0 and [c["task"] for c in json.loads(out)] == ["tiny"], err
+    _one_line(*cli("predict", "--task", f"{a},{b}", "--theory", "sensitivity", "--max-n", "6"),
+              r"b\.py:1: NAME 'tiny' is already the task of .*a\.py; choose another name")
