@@ -81,7 +81,8 @@ def cmd_discover(args) -> int:
                       b["top"] if args.top is None else args.top, args.seed, args.out,
                       args.db, seeds, b["profile"], args.max_n, args.time_limit,
                       args.workers, not args.no_train, True,
-                      extra_known=sorted(LANGUAGES_DIR.glob("*.py")))
+                      extra_known=sorted(LANGUAGES_DIR.glob("*.py")),
+                      log=lambda line: print(line, file=sys.stderr, flush=True))
     files = disc.write(d, args.out, args.tasks_dir)
     settled = d.settled()
     print(f"{d.generated} languages generated, {len(d.known)} equal to a known family, "

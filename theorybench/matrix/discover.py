@@ -314,8 +314,11 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
              db: str | None = None, seeds: Sequence[int] = (0, 1, 2), profile: str = "quick",
              max_n: int = 10, time_limit_s: float = 10.0, workers: int | None = None,
              train_top: bool = True, progress: bool = True,
-             extra_known: Iterable[str | pathlib.Path] = ()) -> Discovery:
-    """Generate, drop the known, judge a seeded subset, rank, train the top, read them."""
+             extra_known: Iterable[str | pathlib.Path] = (),
+             log=None) -> Discovery:
+    """Generate, drop the known, judge a seeded subset, rank, train the top, read them.
+    ``log``: called with one line per stage (the CLI prints them to stderr)."""
+    say = log or (lambda line: None)
     if candidates < 1 or top < 0:
         raise ConfigError("--candidates must be at least 1 and --top at least 0")
     if len(set(seeds)) < 1:
@@ -325,11 +328,16 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
     generated = len(pool)
     known = known_signatures({c.dfa.k for c in pool}, extra_files=extra_known)
     fresh, dropped = select(pool, known, candidates, seed)
+    say(f"{generated} languages generated; judging {len(fresh)} ({len(dropped)} equal to a "
+        f"known family dropped on the way) with every theory column")
     ctx = Context(max_n=max_n, seed=seed, time_limit_s=time_limit_s)
     judge(fresh, out / "candidates", ctx, workers=workers, progress=progress)
     ranked = rank(fresh)
     picked = [c for c in ranked if c.disagreement > 0][:top]
     db = db or str(out / "runs.sqlite")
+    if train_top and picked:
+        say(f"training the top {len(picked)} in distribution ({profile} protocol, seeds "
+            f"{list(seeds)}) into {db}")
     summary = train(picked, db, seeds, profile, workers, progress) if train_top and picked \
         else {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
     from ..experiments.store import ResultsStore
