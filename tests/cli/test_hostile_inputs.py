@@ -106,3 +106,15 @@ def test_one_file_twice_is_one_row_and_two_files_of_one_name_are_refused(cli, tm
     assert code == 0 and [c["task"] for c in json.loads(out)] == ["tiny"], err
     _one_line(*cli("predict", "--task", f"{a},{b}", "--theory", "sensitivity", "--max-n", "6"),
               r"b\.py:1: NAME 'tiny' is already the task of .*a\.py; choose another name")
+
+
+def test_a_file_that_prints_leaves_json_output_alone(cli, tmp_path):
+    import json
+
+    path = tmp_path / "t.py"
+    path.write_text(HEAD + "print('loading')\ndef label(x):\n    print('labelling')\n"
+                    "    return x[:, 0]\n")
+    code, out, err = cli("predict", "--task", path, "--theory", "sensitivity", "--max-n", "6",
+                         "--format", "json")
+    assert code == 0 and json.loads(out)[0]["task"] == "tiny"  # before: "loading" first
+    assert "loading" in err and "labelling" in err

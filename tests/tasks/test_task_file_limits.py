@@ -15,7 +15,7 @@ import pytest
 from theorybench.errors import TaskFileError
 from theorybench.tasks import registry
 from theorybench.tasks.user import load_family
-from theorybench.tasks.user_checks import LIMIT_ENV, _time_limit, call_limit_s, full_check
+from theorybench.tasks.user_checks import LIMIT_ENV, call_limit_s, full_check, time_limit
 
 HEAD = 'NAME = "tiny"\nALPHABET = ("a", "b")\nLENGTHS = (2, 8)\n'
 #: Passes the load check (batches of 35 rows), hangs on a batch of more than 1,000 rows.
@@ -68,11 +68,11 @@ def test_an_outer_timer_is_left_alone_and_put_back():
     old = signal.signal(signal.SIGALRM, lambda *a: fired.append(1))
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.05)       # fires before the limit: stands
-        with _time_limit(10):
+        with time_limit(10):
             time.sleep(0.1)
         assert fired == [1]
         signal.setitimer(signal.ITIMER_REAL, 0.3)        # fires after the limit: put back
-        with _time_limit(0.1):
+        with time_limit(0.1):
             time.sleep(0.01)
         assert signal.getsignal(signal.SIGALRM) is not None and fired == [1]
         left, _ = signal.getitimer(signal.ITIMER_REAL)
@@ -83,3 +83,20 @@ def test_an_outer_timer_is_left_alone_and_put_back():
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
 
+
+
+def test_an_import_that_hangs_is_stopped(tmp_path, monkeypatch):
+    monkeypatch.setenv(LIMIT_ENV, "0.5")
+    path = tmp_path / "t.py"
+    path.write_text(HEAD + "while True:\n    pass\n")
+    with pytest.raises(Exception, match=r"t\.py:[45]: importing the task file failed: ran for "
+                       r"more than 0\.5 s and was stopped"):
+        load_family(path)
+
+
+def test_a_ragged_sample_is_a_message(tmp_path):
+    cls = _family(tmp_path, HEAD + "def sample(rng, count, n):\n    return [[0] * n, [0]]\n"
+                  "def label(x):\n    return x[:, 0]\n")
+    with pytest.raises(TaskFileError, match=r"t\.py:4: sample\(rng, 3, 4\) must return an int "
+                       r"array of shape \(3, 4\) .*got object \(2,\)"):
+        cls(n=4).sample(np.random.default_rng(0), 3)

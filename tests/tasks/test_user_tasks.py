@@ -353,6 +353,13 @@ BAD = [
      '"delta": {0: {"a": 0, "b": 0}}}\n', r"t\.py:4: DFA accepts no input of any length"),
     ("a NUL byte in the file", HEAD + 'X = 1\x00\n',
      r"t\.py:4: the task file is not Python text \(it holds a NUL byte\)"),
+    ("label calls sys.exit", HEAD + "import sys\ndef label(x):\n    sys.exit(3)\n",
+     r"t\.py:6: label raised SystemExit: 3"),
+    ("VALID returns an array", HEAD + "import numpy as np\ndef VALID(n):\n"
+     "    return np.array([1, 2])\ndef label(x):\n    return x[:, 0]\n",
+     r"t\.py:5: VALID\(2\) returned ndarray .*must return True or False"),
+    ("import calls sys.exit", HEAD + "import sys\nsys.exit(0)\n",
+     r"t\.py:5: importing the task file failed: SystemExit: 0"),
 ]
 
 

@@ -24,6 +24,7 @@ task registry (``tasks.registry.load_task_file``).
 from __future__ import annotations
 
 import ast
+import contextlib
 import difflib
 import importlib.util
 import os
@@ -37,6 +38,7 @@ import numpy as np
 
 from ..errors import TaskParameterError
 from .base import Task
+from .user_checks import LIMIT_ENV, Overtime, call_limit_s, time_limit
 from .user_family import USER_KIND, FileTask, build_family
 from .user_program import (MAX_BYTES, PROGRAM_SUFFIXES, FileSource, attach_artifacts,
                            load_program_family)
@@ -104,8 +106,10 @@ def _import(src: _Source) -> Any:
     spec = importlib.util.spec_from_file_location(name, src.path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses and pickling look a module up by name
-    try:
-        spec.loader.exec_module(module)
+    limit = call_limit_s()
+    try:  # under the per-call time limit; its prints to stderr (stdout may be JSON)
+        with time_limit(limit), contextlib.redirect_stdout(sys.stderr):
+            spec.loader.exec_module(module)
     except BaseException as exc:  # the file's own code: report it, never a traceback
         sys.modules.pop(name, None)
         if isinstance(exc, KeyboardInterrupt):
@@ -113,9 +117,11 @@ def _import(src: _Source) -> Any:
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if pathlib.Path(f.filename) == src.path]
         line = f":{frames[-1].lineno}" if frames else ""
+        what = (f"ran for more than {limit:g} s and was stopped ({LIMIT_ENV} raises the "
+                "limit)" if isinstance(exc, Overtime) else f"{type(exc).__name__}: {exc}")
         raise TaskParameterError(
-            f"{src.path}{line}: importing the task file failed: {type(exc).__name__}: {exc}; "
-            "fix the file so that `python FILE` runs") from None
+            f"{src.path}{line}: importing the task file failed: {what}; fix the file so that "
+            "`python FILE` runs") from None
     return module
 
 

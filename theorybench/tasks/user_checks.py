@@ -9,6 +9,7 @@ import contextlib
 import os
 import pathlib
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -30,7 +31,7 @@ CALL_LIMIT_S = 60.0
 LIMIT_ENV = "THEORYBENCH_CALL_LIMIT_S"
 
 
-class _Overtime(BaseException):
+class Overtime(BaseException):
     """The time limit of one call into a task file (a BaseException, so that the file's own
     ``except Exception`` cannot swallow it)."""
 
@@ -51,12 +52,12 @@ def call_limit_s() -> float:
 
 
 def _on_alarm(signum, frame):
-    raise _Overtime()
+    raise Overtime()
 
 
 @contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`_Overtime` in the block after ``seconds`` (main thread only). An outer
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`Overtime` in the block after ``seconds`` (main thread only). An outer
     timer that fires sooner (a test's cap) is left alone; a later one is put back."""
     if (seconds <= 0 or not hasattr(signal, "setitimer")
             or threading.current_thread() is not threading.main_thread()):
@@ -106,27 +107,32 @@ def call_user(owner: Any, what: str, fn: Callable, *args: Any, **kwargs: Any) ->
         raise TaskFileError(stuck)
     limit = call_limit_s()
     src = owner.source
+    on_rows = what in ("label", "oracle")
     try:
-        with _time_limit(limit):
+        # the file's prints go to stderr: stdout may be a command's JSON or CSV
+        with time_limit(limit), contextlib.redirect_stdout(sys.stderr):
             return fn(*args, **kwargs)
     except TheorybenchError:
         raise
-    except _Overtime as exc:
+    except Overtime as exc:
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if pathlib.Path(f.filename) == src.path]
         where = f"{src.path}:{frames[-1].lineno}" if frames else src.at(what)
+        faster = ("vectorize it over rows (numpy on the whole array)" if on_rows else
+                  "make it faster")
         message = (f"{where}: {what} ran for more than {limit:g} s{_input_text(owner, args)} "
-                   f"and was stopped; vectorize it over rows (numpy on the whole array) or, "
-                   f"if it is right and only slow, raise the limit with {LIMIT_ENV}=SECONDS")
+                   f"and was stopped; {faster} or, if it is right and only slow, raise the "
+                   f"limit with {LIMIT_ENV}=SECONDS")
         family._overtime = message
         raise TaskFileError(message) from None
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in the file ends no command
         frames = [f for f in traceback.extract_tb(exc.__traceback__)
                   if pathlib.Path(f.filename) == src.path]
         where = f"{src.path}:{frames[-1].lineno}" if frames else src.at(what)
         fix = ("it must not change x in place (copy it first: x = x.copy())"
                if isinstance(exc, ValueError) and "read-only" in str(exc) else
-               "it must handle every input of every n in LENGTHS (vectorized over rows)")
+               "it must handle every input of every n in LENGTHS (vectorized over rows)"
+               if on_rows else f"it must work at every n in LENGTHS")
         raise TaskFileError(
             f"{where}: {what} raised {type(exc).__name__}: {exc}{_input_text(owner, args)}; "
             f"{fix}") from None
@@ -274,5 +280,5 @@ def full_check(cls: Any, rng: np.random.Generator,
     return done, warn
 
 
-__all__ = ["call_user", "call_limit_s", "check_labels", "smoke_check", "full_check",
-           "SLOW_SECONDS", "CALL_LIMIT_S", "LIMIT_ENV"]
+__all__ = ["call_user", "call_limit_s", "time_limit", "Overtime", "check_labels",
+           "smoke_check", "full_check", "SLOW_SECONDS", "CALL_LIMIT_S", "LIMIT_ENV"]

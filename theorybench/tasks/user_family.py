@@ -43,7 +43,12 @@ class FileTask(Task):
     def _valid_n(cls, n: int) -> bool:
         if cls._valid_fn is None:
             return True
-        return bool(call_user(cls, "VALID", cls._valid_fn, n))
+        ok = call_user(cls, "VALID", cls._valid_fn, n)
+        if not isinstance(ok, (bool, np.bool_, int, np.integer)):
+            raise TaskFileError(str(cls.source.error(
+                "VALID", f"VALID({n}) returned {type(ok).__name__} {ok!r:.60}; it must return "
+                "True or False")))
+        return bool(ok)
 
     def check(self) -> None:
         if not self._valid_n(self.n):
@@ -124,8 +129,11 @@ class FileTask(Task):
         rejection, instead of an error - a check on them is weaker, never wrong."""
         n, k = self.n, len(self.alphabet)
         if self._sample_fn is not None:
-            x = np.asarray(call_user(self, "sample", self._sample_fn, rng, count, n,
-                                     **self.extra))
+            x = call_user(self, "sample", self._sample_fn, rng, count, n, **self.extra)
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError):  # ragged rows
+                x = np.asarray(x, dtype=object)
             if x.shape != (count, n) or x.dtype.kind not in "iu" or (
                     x.size and (x.min() < 0 or x.max() >= k)):
                 raise TaskFileError(str(self.source.error(
