@@ -419,13 +419,17 @@ def markdown(d: Discovery) -> str:
            f"- judged by every column: {len(d.judged)}",
            "- pairs of columns with opposite verdicts, by candidate: "
            + ", ".join(f"{k}: {v}" for k, v in sorted(hist.items(), reverse=True)),
-           (f"- trained: {len(d.trained)}" if o.get("train", True) else
-            f"- selected for training: {len(d.trained)}, not trained (--no-train)")
-           + f" (runs: {d.train_summary.get('ran', 0)} ran, "
+           f"- selected for training (the top {len(d.trained)} with opposite pairs): "
+           f"{len(d.trained)}; with runs in the store: "
+           f"{sum(c.name in d.cells for c in d.trained)}"
+           + ("" if o.get("train", True) else " (this render trained nothing: --no-train)")
+           + f" (this invocation: {d.train_summary.get('ran', 0)} ran, "
            f"{d.train_summary.get('skipped_done', 0)} already in the store, "
            f"{d.train_summary.get('failed', 0)} failed; {d.train_summary.get('wall_s', 0):.0f} s)",
            f"- settled (Easy or Hard over {len(o['seeds'])} seeds): {len(settled)}; "
-           f"inconclusive or insufficient: {len(d.trained) - len(settled)}", ""]
+           f"inconclusive or insufficient: "
+           f"{sum(c.name in d.cells for c in d.trained) - len(settled)}; not trained: "
+           f"{sum(c.name not in d.cells for c in d.trained)}", ""]
     out += ["## Found tasks", "",
             "| task | states/letters | opposite pairs | " + " | ".join(d.theories)
             + " | observed | refutes |", "|" + "---|" * (len(d.theories) + 5)]
