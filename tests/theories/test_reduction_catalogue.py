@@ -131,7 +131,7 @@ def test_crasp_does_not_carry_easy_nor_flip_flop_hardness_through_projections():
 
 
 def test_sensitivity_applies_no_reduction():
-    p = predict_one("sensitivity", "reach_undirected")  # Unknown by its own rules
+    p = predict_one("sensitivity", "edge_exists")  # Unknown by its own rules
     outcome = next(t["outcome"] for t in p.tried if t["rule"] == closures.RULE_NAME)
     assert outcome.startswith("no reduction is applied")
 

@@ -33,6 +33,8 @@ import numpy as np
 
 from .. import tasks
 from ..errors import TaskParameterError, TheorybenchError
+from .brasp import ast as A
+from .circuits.builders import Builder
 
 #: Largest input space enumerated at one n.
 MAX_INPUTS = 1 << 14
@@ -230,8 +232,6 @@ def circuit_builder(family: str, junta: Junta):
     OR over accepted tuples of the AND of "position pos(c, n) holds letter a" - depth 2
     over the one-hot tokens, size at most k^|coords| + 1, the same at every n where the
     offsets fit; at an exception length the OR over its accepted words."""
-    from .circuits.builders import Builder
-
     exc = dict(junta.exceptions)
 
     def build(task, df, enc):
@@ -260,8 +260,6 @@ def brasp_program(junta: Junta):
     the letter e places before the last read by a chain of rightmost attentions; the
     output the OR over accepted tuples (and over the words of each exception length,
     guarded by the length test p_{n-1} at the last position)."""
-    from .brasp import ast as A
-
     stmts: list = []
     sym = dict(zip(junta.letters, junta.symbols))
     exc = dict(junta.exceptions)

@@ -30,6 +30,7 @@ from ..formal.brasp import ast as A
 from ..formal.brasp.check import check_on_task
 from ..formal.junta import brasp_program, circuit_builder, find_junta
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
+from .rules import construction_rule
 
 STAR_FREE = ("a finite Boolean combination of u Sigma* and Sigma* v (definite and "
              "reverse-definite events, Perles, Rabin & Shamir 1963; generalized definite "
@@ -52,7 +53,6 @@ def _junta(family: str):
 def circuit_rule(theory: Theory, family: str, basis: str, ctx: Context) -> Prediction | RuleSkip:
     """The junta's circuit (depth 2, constant size), built and verified at the construction
     lengths like a library builder -> Easy, ``verified <= N``."""
-    from .rules import construction_rule
     j = _junta(family)
     if isinstance(j, RuleSkip):
         return j

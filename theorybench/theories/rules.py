@@ -24,6 +24,7 @@ from ..formal.sensitivity_closed import binary_encoding, closed_form_by_bits, de
 from .base import Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict
 from .prediction import STATUS_ORDER
 from .regular import exact_check, task_automaton
+from .sensitivity import sensitivity_profile
 from .sensitivity_sampling import series_growth
 from ..formal.circuits.hardness import checked
 from ..formal.circuits.theorems import AC0_IN_TC0, BOPPANA, PROJECTION_CLOSURE
@@ -164,7 +165,6 @@ def _growth_rows(family: str, ctx: Context, ms, values, dist: str):
     same class in every column. A task whose tokens were written in binary is another
     function; its own exact series is classified by the same function."""
     if dist == "uniform":
-        from .sensitivity import sensitivity_profile
         prof = sensitivity_profile(family, ctx)
         if "error" not in prof:
             return prof["values"], "the Sensitivity column's series (uniform distribution)"
