@@ -88,6 +88,16 @@ MODELS_FILE = {"format": "theorybench-llm-models", "version": 1, "models": [
 NEVER = {"--refresh-snapshot"}
 
 
+@pytest.fixture(autouse=True)
+def theories_stay_in_their_test():
+    """A fuzzed `theory check` (or `score ./file.py`) registers the file's theory: scoped,
+    so that it is not a column of every later test (tests/conftest.py scopes the task
+    families and the artifact libraries, not the theories)."""
+    from theorybench.theories.registry import THEORY_REGISTRY
+    with THEORY_REGISTRY.scoped():
+        yield
+
+
 def _base_files(folder) -> None:
     import json
     (pathlib.Path(folder) / "models.json").write_text(json.dumps(MODELS_FILE))
