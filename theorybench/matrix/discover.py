@@ -365,6 +365,9 @@ def reference_of(d: Discovery) -> Reference:
         d.cells[c.name].note) for c in d.settled()}}
     src = {"lines": [IN_DISTRIBUTION], "from": "theorybench discover",
            "options": json.dumps(d.options, sort_keys=True)}
+    if pathlib.Path(d.options["db"]).is_file():
+        from .reference import file_sha256
+        src["store_sha256"] = file_sha256(d.options["db"])
     return Reference("discovered", "tasks found by `theorybench discover` that split the "
                      "theories, settled by training", Thresholds().describe(), [src], cells,
                      cells_digest(cells))
