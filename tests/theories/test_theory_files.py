@@ -17,7 +17,7 @@ from theorybench.matrix.reference import RefCell
 from theorybench.tasks import TaskRef
 from theorybench.theories import registry, user
 from theorybench.theories.base import Context, status_problem
-from theorybench.theories.runner import explain_text, predict_matrix, predict_one
+from theorybench.theories.runner import check_file, explain_text, predict_matrix, predict_one
 
 # written as a newcomer would: numpy only, small n, a reason in words
 SYMMETRIC = '''\
@@ -139,7 +139,7 @@ def test_a_raising_or_mistyped_predict_costs_one_cell(tmp_path, scoped):
         preds["index"].explanation
     assert preds["majority"].verdict.value == "unknown"
     assert f"{path}:2: predict returned int 42" in preds["majority"].explanation
-    got = user.check_file(path, ["parity", "index"], Context(max_n=8))
+    got = check_file(path, ["parity", "index"], Context(max_n=8))
     assert len(got["problems"]) == 1 and "raised ValueError" in got["problems"][0]
 
 
@@ -151,7 +151,7 @@ def test_an_unbacked_status_claim_is_shown_as_cited(tmp_path, scoped):
     p = predict_one(str(path), "parity", Context(max_n=8))
     assert p.status.value == "cited" and p.evidence["status_claimed"] == "proven"
     assert status_problem(p) is None
-    assert user.check_file(path, ["parity"])["warnings"]
+    assert check_file(path, ["parity"])["warnings"]
 
 
 def test_the_theory_class_contract(tmp_path, scoped):

@@ -3,17 +3,19 @@ training (:mod:`theorybench.matrix.discover`)."""
 
 from __future__ import annotations
 
+import pathlib
 import sys
 
 from ..errors import ConfigError
+from ..experiments.published import LANGUAGES_DIR
 from ..matrix import discover as disc
 from ..safe_io import check_output
 from .common import add_force, int_arg, max_n_arg, parse_seed
 
 BUDGETS = {
     # candidates judged, candidates trained, the profile whose protocol trains them
-    "smoke": {"candidates": 12, "top": 4, "profile": "smoke", "seeds": "0,1,2"},
-    "quick": {"candidates": 60, "top": 24, "profile": "quick", "seeds": "0,1,2"},
+    "smoke": {"candidates": 12, "top": 4, "profile": "smoke", "seeds": (0, 1, 2)},
+    "quick": {"candidates": 60, "top": 24, "profile": "quick", "seeds": (0, 1, 2)},
 }
 
 
@@ -35,8 +37,8 @@ def register(sub) -> None:
                    help="candidates judged at most (default: the budget's)")
     p.add_argument("--top", type=int_arg(0, 1000), default=None,
                    help="candidates trained (default: the budget's)")
-    p.add_argument("--seeds", default=None, help="training seeds, comma-separated (default "
-                   "0,1,2)")
+    p.add_argument("--seeds", nargs="+", type=parse_seed, metavar="SEED", default=None,
+                   help="training seeds (default 0 1 2)")
     p.add_argument("--seed", type=parse_seed, default=0,
                    help="the search's seed: which candidates are judged (default 0)")
     p.add_argument("--max-n", type=max_n_arg, default=10,
@@ -56,27 +58,19 @@ def register(sub) -> None:
 
 def cmd_discover(args) -> int:
     b = BUDGETS[args.budget]
-    try:
-        seeds = [int(s) for s in (args.seeds or b["seeds"]).split(",") if s.strip()]
-    except ValueError:
-        raise ConfigError(f"--seeds {args.seeds!r} is not a comma-separated list of integers "
-                          "(e.g. 0,1,2)") from None
-    if not seeds or any(s < 0 for s in seeds):
-        raise ConfigError("--seeds needs at least one non-negative integer (e.g. 0,1,2)")
+    seeds = list(dict.fromkeys(args.seeds)) if args.seeds else list(b["seeds"])
     if not 0 < args.time_limit <= 3600:
         raise ConfigError(f"--time-limit {args.time_limit} must be in (0, 3600] seconds")
     generators = args.generator or list(disc.DEFAULT_GENERATORS)
     for g in generators:
         disc.Generator.parse(g)   # a bad generator is refused before any work
     inputs = [("--db", args.db)] if args.db else []
-    import pathlib
     out = pathlib.Path(args.out)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} is a file; give a folder")
     out.mkdir(parents=True, exist_ok=True)
     for name in ("discovered.md", "discovered.json"):   # before any work
         check_output(out / name, inputs, args.force)
-    from ..experiments.published import LANGUAGES_DIR
     d = disc.discover(generators, args.candidates or b["candidates"],
                       b["top"] if args.top is None else args.top, args.seed, args.out,
                       args.db, seeds, b["profile"], args.max_n, args.time_limit,

@@ -19,7 +19,7 @@ from .common import max_n_arg as max_n_type
 DEFAULT_OUT = "theorybench-report"
 
 
-def _thresholds(p) -> None:
+def add_threshold_args(p) -> None:
     p.add_argument("--protocol", default=None,
                    help="read the verdicts under this protocol: theorybench (default; verify: "
                         "the profile's), huang2025, deletang2023 (sets the aggregation and "
@@ -57,7 +57,7 @@ def register(sub) -> None:
                    type=path_arg("the checkpoint folder"),
                    help="checkpoints written by `theorybench run --checkpoints DIR` (verify: "
                         "<out>/checkpoints): adds the trained models' average sensitivity")
-    _thresholds(p)
+    add_threshold_args(p)
     _theory_arg(p)
     add_force(p, "the report files in --out")
     p.set_defaults(func=cmd_report)
@@ -78,13 +78,13 @@ def register(sub) -> None:
                         "report")
     p.add_argument("--no-llm", action="store_true",
                    help="skip the llm line even when a model is installed")
-    _thresholds(p)
+    add_threshold_args(p)
     _theory_arg(p)
     add_force(p, "the report files in --out")
     p.set_defaults(func=cmd_verify)
 
 
-def _make_thresholds(args, protocol: str | None = None) -> Thresholds:
+def make_thresholds(args, protocol: str | None = None) -> Thresholds:
     """The protocol's thresholds (``--protocol``, else ``protocol``, else the default one),
     with any threshold given on the command line put over them."""
     explicit = {}
@@ -120,7 +120,7 @@ def _inputs(args) -> list[tuple[str, str]]:
 
 
 def cmd_report(args) -> int:
-    th = _make_thresholds(args)
+    th = make_thresholds(args)
     min_status = parse_min_status(args.min_status) if args.min_status is not None else None
     inputs = _inputs(args)
     verify_mod.check_paths(args.out, args.db, inputs, args.force)
@@ -154,7 +154,7 @@ def cmd_report(args) -> int:
 
 def cmd_verify(args) -> int:
     from ..experiments.profiles import get_profile
-    th = _make_thresholds(args, get_profile(args.profile).protocol)
+    th = make_thresholds(args, get_profile(args.profile).protocol)
     sharp = load_sharpness(args.sharpness)  # bad files refused before any work
     files = verify_mod.verify(profile=args.profile, out=args.out, db=args.db, max_n=args.max_n,
                               progress=sys.stderr.isatty(), thresholds=th,

@@ -13,7 +13,7 @@ from ..safe_io import atomic_write, check_output
 from ..theories.base import Context
 from ..theories.registry import selection
 from .common import add_force, int_arg, max_n_arg, parse_seed
-from .report import _make_thresholds, _thresholds
+from .report import add_threshold_args, make_thresholds
 
 
 def register(sub) -> None:
@@ -31,7 +31,7 @@ def register(sub) -> None:
     src.add_argument("--reference", default=None,
                      help="a shipped reference name or a reference .json file (default quick)")
     src.add_argument("--db", default=None, help="score against this results store instead")
-    _thresholds(p)
+    add_threshold_args(p)
     p.add_argument("--format", choices=("md", "csv", "json"), default="md")
     p.add_argument("--out", default=None, help="write the leaderboard here (default: stdout)")
     add_force(p)
@@ -64,7 +64,7 @@ def cmd_score(args) -> int:
         if args.save_reference else None
     if args.db:
         records = store_records(args.db, must_exist=True)
-        ref = reference_mod.from_store(args.db, records, _make_thresholds(args))
+        ref = reference_mod.from_store(args.db, records, make_thresholds(args))
         if not ref.cells:
             raise ConfigError(f"results store {args.db} has no finished runs to score against; "
                               "run `theorybench verify --profile smoke` or `theorybench run`")

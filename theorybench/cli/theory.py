@@ -4,8 +4,7 @@ own theory") by loading it and running it on a few small tasks."""
 from __future__ import annotations
 
 from ..theories.base import Context
-from ..theories.runner import cell
-from ..theories.user import CHECK_TASKS, check_file
+from ..theories.runner import CHECK_TASKS, cell, check_file
 from .common import max_n_arg
 
 

@@ -49,9 +49,12 @@ from ..safe_io import atomic_write
 from ..tasks import registry as task_registry
 from ..theories.base import Context
 from ..theories.registry import shipped_theories
-from ..theories.runner import predict_matrix
+from ..experiments.store import ResultsStore
+from ..theories.runner import cell as cell_text, predict_matrix
+from . import reference as ref_mod
 from .cells import EASY, HARD, Thresholds
-from .reference import RefCell, Reference, cells_digest
+from .empirical import in_distribution_cells
+from .reference import RefCell, Reference, cells_digest, file_sha256
 
 #: Words of each length up to this are compared for the equivalence with known families.
 EQUIV_LEN = 8
@@ -222,7 +225,6 @@ def judge(cands: Sequence[Candidate], folder: pathlib.Path, ctx: Context,
           workers: int | None = None, progress: bool = True) -> None:
     """Write each candidate's task file into ``folder``, load it, and fill its cells from
     every shipped theory's prediction."""
-    from ..theories.runner import cell as cell_text
     folder.mkdir(parents=True, exist_ok=True)
     names = shipped_theories()
     for c in cands:
@@ -260,7 +262,6 @@ def train(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0, 1, 2),
 def outcomes(cands: Sequence[Candidate], records: Iterable[Any],
              thresholds: Thresholds = Thresholds()) -> dict[str, Any]:
     """task -> its in-distribution cell (:func:`.empirical.in_distribution_cells`)."""
-    from .empirical import in_distribution_cells
     names = {c.name for c in cands}
     return {t: cell for t, cell in in_distribution_cells(list(records), thresholds).items()
             if t in names}
@@ -340,7 +341,6 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
             f"{list(seeds)}) into {db}")
     summary = train(picked, db, seeds, profile, workers, progress) if train_top and picked \
         else {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
-    from ..experiments.store import ResultsStore
     records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION) \
         if pathlib.Path(db).is_file() else []
     cells = outcomes(picked, records)
@@ -366,7 +366,6 @@ def reference_of(d: Discovery) -> Reference:
     src = {"lines": [IN_DISTRIBUTION], "from": "theorybench discover",
            "options": json.dumps(d.options, sort_keys=True)}
     if pathlib.Path(d.options["db"]).is_file():
-        from .reference import file_sha256
         src["store_sha256"] = file_sha256(d.options["db"])
     return Reference("discovered", "tasks found by `theorybench discover` that split the "
                      "theories, settled by training", Thresholds().describe(), [src], cells,
@@ -377,7 +376,6 @@ def write(d: Discovery, out: str | pathlib.Path, tasks_dir: str | pathlib.Path |
           ) -> dict[str, pathlib.Path]:
     """``discovered.md``, the settled tasks' files (in ``tasks_dir``, default
     ``OUT/discovered``) and ``discovered.json`` (a reference) in ``out``."""
-    from . import reference as ref_mod
     out = pathlib.Path(out)
     tasks_dir = pathlib.Path(tasks_dir) if tasks_dir else out / "discovered"
     tasks_dir.mkdir(parents=True, exist_ok=True)

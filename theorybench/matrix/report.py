@@ -29,6 +29,8 @@ from .constructions_table import constructions_table
 from .empirical import (INSUFFICIENT, EmpiricalCell, Thresholds, cell_name, empirical_cells,
                         row_name)
 from .findings import findings_table
+from .reference import cells_from_records
+from .score import leaderboard, table_rows
 from .llm_line import sampler_notes
 from .model_sensitivity import plot as sensitivity_plot, table as sensitivity_table
 from .tables import (LEGEND, Table, agreement_table, empirical_table, prediction_cell,
@@ -182,8 +184,6 @@ def build_report(predictions: Iterable[Mapping[str, Any]], records: Iterable[Any
 def leaderboard_table(preds, records, thresholds: Thresholds, infos) -> Table:
     """The theory leaderboard of this store (:mod:`.score`): every theory and the
     baselines on every line, the length line also per positional encoding."""
-    from .reference import cells_from_records
-    from .score import leaderboard, table_rows
     cells = cells_from_records(records, thresholds)
     origins = {}
     classes = theories()

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import TheorybenchError
+from ..experiments.reproduce import resolve_task
 from ..registry import BUILTIN
 from ..tasks import TaskRef
 from ..theories import registry as theory_registry
@@ -31,7 +32,9 @@ from ..theories.base import Context
 from ..theories.runner import predict_matrix, resolve_theories
 from .agreement import BASELINES, AgreementRow, agreement, baselines
 from .cells import EASY, HARD
-from .reference import Reference, snapshot_predictions
+from ..safe_io import atomic_write
+from ..tasks.registry import load_task_file
+from .reference import Reference, snapshot, snapshot_predictions
 
 
 @dataclass
@@ -128,7 +131,6 @@ def usable_tasks(ref: Reference) -> tuple[dict[str, str], list[str]]:
     """The reference's tasks this installation can build, as reference name -> the task
     to predict (``@tomita3``, a shipped language of the reproduction tables, loads its
     task file), and the others (a task file of someone else's store not loaded here)."""
-    from ..experiments.reproduce import resolve_task
     ok: dict[str, str] = {}
     skipped: list[str] = []
     for t in ref.tasks():
@@ -138,7 +140,6 @@ def usable_tasks(ref: Reference) -> tuple[dict[str, str], list[str]]:
                 ok[t] = str(TaskRef(family, dict(params)))
             elif t.endswith(".py") and ref.path:
                 # a task file shipped beside the reference (discover's found tasks)
-                from ..tasks.registry import load_task_file
                 path = pathlib.Path(ref.path).parent / t
                 ok[t] = load_task_file(path).name
             else:
@@ -199,8 +200,6 @@ def refresh_snapshot(ref: Reference, ctx: Context | None = None, progress: bool 
     import pathlib
     import subprocess
 
-    from ..safe_io import atomic_write
-    from .reference import snapshot
     ctx = ctx or Context()
     tasks, _ = usable_tasks(ref)
     names = theory_registry.shipped_theories()

@@ -13,6 +13,7 @@ import importlib
 
 from ..errors import TheoryError
 from ..registry import BUILTIN, Registry
+from . import user as user_files
 from .base import Theory
 
 #: One module per theory, in matrix column order.
@@ -39,8 +40,7 @@ def _columns() -> tuple[str, ...]:
             THEORY_REGISTRY.register(cls, origin=BUILTIN)
     for name, cls in user:
         THEORY_REGISTRY.register(cls, name=name, origin=origins[name])
-    from . import user as user_files  # the theory files of THEORYBENCH_THEORIES, entry points
-    user_files.load_external(THEORY_REGISTRY)
+    user_files.load_external(THEORY_REGISTRY)  # THEORYBENCH_THEORIES, entry points
     return ()
 
 
@@ -72,7 +72,6 @@ def selection(names) -> list[str] | None:
     """The theories a command's ``--theory`` / arguments select: None (every registered
     theory) when none is given; names alone select just those; a theory file adds its
     theories beside every shipped one (a new column is scored against the others)."""
-    from . import user as user_files
     names = [n for n in (names or []) if str(n).strip()]
     if not names:
         return None
@@ -86,7 +85,6 @@ def resolve_names(names) -> list[str]:
     """Theory names as given, each theory file (a name ending in ``.py``) loaded and
     replaced by the names of the theories it defines; unknown names are left for the
     caller to refuse."""
-    from . import user as user_files
     out: list[str] = []
     for n in names:
         if user_files.is_theory_file(n):

@@ -462,36 +462,5 @@ def load_external(registry) -> list[str]:
     return names
 
 
-#: The tasks ``theorybench theory check`` runs a file on by default: small and quick,
-#: of several kinds (a language, a threshold, retrieval, a sequence output).
-CHECK_TASKS = ("parity", "majority", "dyck:k=1", "index", "khop:k=2")
-
-
-def check_file(path: str | os.PathLike, families=CHECK_TASKS,
-               ctx: Context | None = None) -> dict[str, Any]:
-    """Load a theory file (its mistakes raise :class:`TheoryError`), register it, and run
-    each of its theories on ``families``. Returns the names, the cells and the problems:
-    a hook or rule that raised or returned the wrong type (naming the file and line) and a
-    status claim the evidence does not back."""
-    from . import registry
-    from .runner import predict_one
-    names = registry.resolve_names([str(path)])
-    cells, problems, warnings = [], [], []
-    for name in names:
-        for fam in families:
-            p = predict_one(name, fam, ctx or Context(max_n=8))
-            cells.append(p)
-            for t in p.tried:
-                err = ((p.evidence.get("other_rules") or {}).get(t["rule"]) or {}).get("error")
-                if err or t["outcome"].startswith("rule failed"):
-                    problems.append(f"{name} on {fam}: {t['outcome']}")
-            for key, entry in sorted(p.lines.items()):
-                if (entry.get("evidence") or {}).get("error"):
-                    problems.append(f"{name} on {fam}, line {key}: {entry['explanation']}")
-            if p.evidence.get("status_claimed"):
-                warnings.append(f"{name} on {fam}: {p.evidence['why_cited']}")
-    return {"names": names, "cells": cells, "problems": problems, "warnings": warnings}
-
-
-__all__ = ["ENV", "CHECK_TASKS", "check_file", "ENTRY_POINTS", "LENGTH_ENCODINGS", "FileTheory", "is_theory_file",
+__all__ = ["ENV", "ENTRY_POINTS", "LENGTH_ENCODINGS", "FileTheory", "is_theory_file",
            "load_classes", "register_file", "theory_files", "load_external"]
