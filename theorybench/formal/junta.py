@@ -25,7 +25,6 @@ finitely many short words, so it is star-free by the definition of star-free exp
 from __future__ import annotations
 
 import functools
-import itertools
 from dataclasses import dataclass
 from typing import Any
 

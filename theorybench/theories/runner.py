@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import os
 import sys
 from typing import Any, Iterable, Sequence
 
