@@ -22,7 +22,9 @@ so the cell says ``verified ≤ N`` (exhaustive) for an Easy, and stays *conditi
 sharp-minimum assumption for a Hard. Otherwise the series: exact values (FWHT or
 enumeration) at the family's analysis n, then at n = 16 .. 64 as the budget allows exact
 values where the space is still small and sampled estimates (EXTEND_SAMPLES draws, 95%
-intervals) beyond, so that growth is read where the curve is
+intervals) beyond - and, with a task's own sensitivity oracle checked against trying every
+replacement, up to n = 1022 (:mod:`.sensitivity_sampling`) - so that growth is read where
+the curve is
 asymptotic (3-hop rises to n = 10 and levels off near 7.6 from n = 14 to 64; a fit up to
 n = 10 called it linear). The growth class comes from
 :func:`.sensitivity_sampling.series_growth` (the one classification the Boppana rules of
