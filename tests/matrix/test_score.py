@@ -194,3 +194,13 @@ def test_score_cli_a_user_file_against_the_shipped_reference(tmp_path, cli, monk
     e = next(x for x in got["entries"] if x["predictor"] == "parity_is_hard"
              and x["line"] == "in_distribution")
     assert e["compared"] >= 10 and e["interval"] is not None
+
+
+def test_the_code_digest_ignores_prose_not_code(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text('"""One doc."""\n# a comment\ndef g(x):\n    """Doc."""\n    return x + 1\n')
+    a = R._code_bytes(f)
+    f.write_text('"""Another doc."""\ndef g(x):\n    return x + 1  # other\n')
+    assert R._code_bytes(f) == a
+    f.write_text('"""Another doc."""\ndef g(x):\n    return x + 2\n')
+    assert R._code_bytes(f) != a

@@ -25,6 +25,7 @@ always recomputes).
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import json
 import pathlib
@@ -280,8 +281,29 @@ def code_digest() -> str:
     h = hashlib.sha256()
     for f in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         h.update(f.relative_to(root).as_posix().encode() + b"\0")
-        h.update(f.read_bytes() + b"\0")
+        h.update(_code_bytes(f) + b"\0")
     return h.hexdigest()
+
+
+def _code_bytes(path: pathlib.Path) -> bytes:
+    """A source file as far as predictions depend on it: for Python, its syntax tree
+    without docstrings (comments are not in it), so that editing prose does not make a
+    snapshot stale; other files as they are."""
+    data = path.read_bytes()
+    if path.suffix != ".py":
+        return data
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return data
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree).encode()
 
 
 SLIM = ("theory", "task", "verdict", "basis", "status", "status_label", "rule", "explanation",
