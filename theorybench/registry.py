@@ -18,6 +18,7 @@ import contextlib
 import difflib
 import importlib
 import sys
+from importlib import metadata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
@@ -47,6 +48,21 @@ def _caller_module(depth: int = 2) -> str | None:
         return sys._getframe(depth).f_globals.get("__name__")
     except ValueError:  # a shallower stack than asked for (called from C)
         return None
+
+
+def entry_point_items(group: str) -> Iterator[tuple[Any, Any]]:
+    """``(entry point, item)`` for every item the entry points of ``group`` load to (an
+    entry point may load to one object or a list or tuple of them); one that does not load
+    is a :class:`ConfigError` naming it and the fix."""
+    for ep in metadata.entry_points(group=group):
+        try:
+            obj = ep.load()
+        except Exception as exc:
+            raise ConfigError(f"entry point {ep.name} = {ep.value} ({group}) does not "
+                              f"load: {type(exc).__name__}: {exc}; fix or uninstall the "
+                              "package that declares it") from None
+        for item in obj if isinstance(obj, (list, tuple)) else [obj]:
+            yield ep, item
 
 
 def did_you_mean(name: str, known: Iterable[str]) -> str:
@@ -353,4 +369,5 @@ def artifact_library(kind: str, modules: Iterable[str] | Callable[[], Iterable[s
 
 
 __all__ = ["Registry", "Library", "ByFamily", "Entry", "LIBRARIES", "artifact_library",
-           "family_of", "origin_of", "did_you_mean", "BUILTIN", "THEORY_FILES_ENV"]
+           "family_of", "origin_of", "did_you_mean", "BUILTIN", "THEORY_FILES_ENV",
+           "entry_point_items"]

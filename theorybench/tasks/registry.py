@@ -16,11 +16,11 @@ import pathlib
 import pkgutil
 import sys
 from dataclasses import dataclass
-from importlib import metadata
+from importlib import metadata  # noqa: F401 (tests patch registry.metadata)
 from typing import Any
 
 from ..errors import ConfigError, TaskParameterError
-from ..registry import BUILTIN, Registry, did_you_mean
+from ..registry import BUILTIN, Registry, did_you_mean, entry_point_items
 from .base import Param, Task
 from .user import MAX_BYTES, USER_KIND, load_family, resolve_path
 from .user_program import PROGRAM_SUFFIXES
@@ -183,33 +183,26 @@ def load_external() -> list[type[Task]]:
     entry point loads to a module with the task-file names, a package of task files, a
     path (or a list of paths) of task files or folders, or a :class:`Task` subclass."""
     out = [load_task_file(f, export=False) for f in task_files(os.environ.get(ENV, ""))]
-    for ep in metadata.entry_points(group=ENTRY_POINTS):
-        try:
-            obj = ep.load()
-        except Exception as exc:
-            raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) does not "
-                              f"load: {type(exc).__name__}: {exc}; fix or uninstall the "
-                              "package that declares it") from None
-        for item in obj if isinstance(obj, (list, tuple)) else [obj]:
-            if isinstance(item, type) and issubclass(item, Task):
-                try:
-                    out.append(FAMILIES.register(item, name=item.name,
-                                                 origin=f"entry point {ep.name}"))
-                except TypeError as exc:
-                    raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}): "
-                                      f"{exc}") from None
-            elif isinstance(item, (str, os.PathLike)):
-                out += [load_task_file(f, export=False) for f in task_files(str(item))]
-            elif getattr(item, "__path__", None) and not hasattr(item, "NAME"):
-                # a package of task files: the files beside its __init__
-                out += [load_task_file(f, export=False)
-                        for d in item.__path__ for f in task_files(d)]
-            elif getattr(item, "__file__", None):
-                out.append(load_task_file(item.__file__, export=False))
-            else:
-                raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) "
-                                  f"gives {item!r}; give a task module, a task file path "
-                                  "or a Task subclass")
+    for ep, item in entry_point_items(ENTRY_POINTS):
+        if isinstance(item, type) and issubclass(item, Task):
+            try:
+                out.append(FAMILIES.register(item, name=item.name,
+                                             origin=f"entry point {ep.name}"))
+            except TypeError as exc:
+                raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}): "
+                                  f"{exc}") from None
+        elif isinstance(item, (str, os.PathLike)):
+            out += [load_task_file(f, export=False) for f in task_files(str(item))]
+        elif getattr(item, "__path__", None) and not hasattr(item, "NAME"):
+            # a package of task files: the files beside its __init__
+            out += [load_task_file(f, export=False)
+                    for d in item.__path__ for f in task_files(d)]
+        elif getattr(item, "__file__", None):
+            out.append(load_task_file(item.__file__, export=False))
+        else:
+            raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) "
+                              f"gives {item!r}; give a task module, a task file path "
+                              "or a Task subclass")
     return out
 
 

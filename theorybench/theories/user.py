@@ -44,11 +44,10 @@ import pathlib
 import re
 import sys
 import traceback
-from importlib import metadata
 from typing import Any, Callable
 
 from ..errors import ConfigError, TheoryError
-from ..registry import THEORY_FILES_ENV
+from ..registry import THEORY_FILES_ENV, entry_point_items
 from ..tasks import TaskRef
 from .base import (LENGTH_LINE, Basis, Context, Prediction, RuleSkip, Status, Theory, Verdict,
                    line_key, line_prediction, rule, status_problem, to_jsonable)
@@ -438,27 +437,20 @@ def load_external(registry) -> list[str]:
     names = []
     for f in theory_files(os.environ.get(ENV, "")):
         names += register_file(f, registry, export=False)
-    for ep in metadata.entry_points(group=ENTRY_POINTS):
-        try:
-            obj = ep.load()
-        except Exception as exc:
-            raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) does not "
-                              f"load: {type(exc).__name__}: {exc}; fix or uninstall the "
-                              "package that declares it") from None
-        for item in obj if isinstance(obj, (list, tuple)) else [obj]:
-            if isinstance(item, type) and issubclass(item, Theory):
-                if item.name not in registry._items:
-                    registry.register(item, name=item.name, origin=f"entry point {ep.name}")
-                names.append(item.name)
-            elif isinstance(item, (str, os.PathLike)):
-                for f in theory_files(str(item)):
-                    names += register_file(f, registry, export=False)
-            elif getattr(item, "__file__", None):
-                names += register_file(item.__file__, registry, export=False)
-            else:
-                raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) gives "
-                                  f"{item!r}; give a Theory subclass, a theory module or a "
-                                  "path of theory files")
+    for ep, item in entry_point_items(ENTRY_POINTS):
+        if isinstance(item, type) and issubclass(item, Theory):
+            if item.name not in registry._items:
+                registry.register(item, name=item.name, origin=f"entry point {ep.name}")
+            names.append(item.name)
+        elif isinstance(item, (str, os.PathLike)):
+            for f in theory_files(str(item)):
+                names += register_file(f, registry, export=False)
+        elif getattr(item, "__file__", None):
+            names += register_file(item.__file__, registry, export=False)
+        else:
+            raise ConfigError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINTS}) gives "
+                              f"{item!r}; give a Theory subclass, a theory module or a "
+                              "path of theory files")
     return names
 
 
