@@ -45,6 +45,7 @@ import torch
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..tasks.prefix import EOS
+from .samplers import draw_members, make_sampler
 
 IGNORE = -100
 PAD_TOKEN = "<pad>"
@@ -126,16 +127,22 @@ class TaskData:
     prefix oracle raises :class:`~theorybench.errors.NoPrefixOracle` saying why."""
 
     def __init__(self, family: str, params: dict, ns: Sequence[int],
-                 objective: str = MEMBERSHIP):
+                 objective: str = MEMBERSHIP, sampler: str | None = None):
         if not ns:
             raise ConfigError(f"task {family}: no valid sizes n were given")
         if objective not in OBJECTIVES:
             raise ConfigError(f"unknown objective {objective!r}; objectives: "
                               f"{', '.join(OBJECTIVES)}")
         self.family, self.params, self.objective = family, dict(params), objective
+        self.sampler, self.draw = sampler or None, None
+        if self.sampler and objective != NEXT_SYMBOL:
+            raise ConfigError(f"a sampler ({sampler!r}) draws members of a language: it needs "
+                              f"the next-symbol objective, not {objective!r}")
         self.tasks = {int(n): make_task(family, int(n), self.params) for n in ns}
         if objective == NEXT_SYMBOL:
             self._init_next_symbol(family)
+            if self.sampler:
+                self.draw = make_sampler(self.sampler)
             return
         outputs = {t.output for t in self.tasks.values()}
         if len(outputs) != 1:
@@ -185,6 +192,7 @@ class TaskData:
             raise ConfigError(f"task {family}: the next-symbol objective needs the pad "
                               f"token last in the vocabulary")
         self.output = NEXT_SYMBOL
+        self.letters = tuple(letters)
         self.vocab = (PAD_TOKEN, BOS_TOKEN) + tuple(letters)
         self.label_vocab = tuple(letters) + (EOS,)
         self.letter_ids = np.arange(2, 2 + len(letters), dtype=np.int64)
@@ -195,8 +203,11 @@ class TaskData:
 
     def sample(self, rng: np.random.Generator, count: int,
                ns: Sequence[int] | None = None) -> TorchBatch:
-        """``count`` fresh instances; each row's n uniform over ``ns`` (default: all)."""
+        """``count`` fresh instances; each row's n uniform over ``ns`` (default: all), or
+        with a sampler, its strings with lengths in ``min(ns)..max(ns)``."""
         ns = list(ns) if ns is not None else self.ns
+        if self.draw is not None:
+            return self._drawn(rng, count, min(ns), max(ns))
         if len(ns) == 1:
             groups = {ns[0]: count}
         else:
@@ -213,8 +224,31 @@ class TaskData:
         """Training batches of ``count`` rows with each row's n uniform over ``ns``, as
         :meth:`sample` gives, but drawn from per-n buffers (``count + block`` instances
         each): one ``task.sample`` call per n about every ``block`` rows of that n, instead
-        of one per n per batch."""
-        return MixedStream(self, rng, count, self.ns if ns is None else ns, block)
+        of one per n per batch. With a sampler: fresh draws of :meth:`sample` per batch."""
+        ns = self.ns if ns is None else ns
+        if self.draw is not None:
+            return lambda step=None: self.sample(rng, count, ns)
+        return MixedStream(self, rng, count, ns, block)
+
+    def _drawn(self, rng, count, lo, hi) -> TorchBatch:
+        strings = draw_members(self.draw, rng, count, lo, hi, self.letters)
+        lengths = np.array([len(x) for x in strings])
+        parts = []
+        for n in np.unique(lengths):   # rows grouped by length, as sample() groups them
+            x = np.stack([strings[i] for i in np.nonzero(lengths == n)[0]]).reshape(-1, int(n))
+            sets = self.oracle.next_sets(x)
+            member = (sets[:, -1] >> len(self.letters) & 1).astype(bool)  # may end here
+            if not member.all():
+                bad = "".join(self.letters[int(c)] for c in x[~member][0])
+                raise ConfigError(f"sampler {self.sampler!r} drew {bad!r}, which is not a "
+                                  f"member of task {self.family}: the sampler does not fit "
+                                  f"the task")
+            seq = np.concatenate([np.ones((len(x), 1), dtype=np.int64), self.letter_ids[x]], 1)
+            parts.append((seq, sets))
+        width = max(p[0].shape[1] for p in parts)
+        inputs = np.concatenate([_pad(p[0], width, 0) for p in parts])
+        targets = np.concatenate([_pad(p[1], width, IGNORE) for p in parts])
+        return TorchBatch(torch.from_numpy(inputs), torch.from_numpy(targets))
 
     def _group(self, rng, n, count):
         if self.output == NEXT_SYMBOL:

@@ -42,7 +42,7 @@ def plan(spec: RunSpec) -> tuple[list[int], list[tuple[str, list[int]]]]:
 def prepare(spec: RunSpec):
     train_ns, bins = plan(spec)
     every = sorted(set(train_ns).union(*[set(ns) for _, ns in bins]))
-    data = TaskData(spec.task, spec.param_dict, every, spec.objective)
+    data = TaskData(spec.task, spec.param_dict, every, spec.objective, spec.sampler)
     # the next-symbol objective keeps the lengths that have members
     kept = set(data.ns)
     train_ns = [n for n in train_ns if n in kept]

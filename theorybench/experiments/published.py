@@ -56,6 +56,9 @@ class PublishedRow:
     #: why the toolkit cannot train the row (None: it can)
     unavailable: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: how members are drawn when the authors' files show their generator (:mod:`.samplers`);
+    #: empty: the default, each length uniform, then each member of it
+    sampler: str = ""
 
     @property
     def row_id(self) -> str:
@@ -168,14 +171,27 @@ _PROTOCOL_NOTES = {
 }
 
 
+#: Rows whose strings are drawn as the authors' generator draws them (their D_n strings
+#: are a few long blocks, far from a uniform draw; see :mod:`.samplers`).
+_SAMPLERS = {("huang2025", f"d-{k}"): f"huang_dn:depth={k}" for k in (2, 3, 4, 12)}
+_DN_NOTE = ("strings drawn as the authors' D_n generator draws them (sampler {sampler}: "
+            "formal_lang_suite/generators/starfree_generator.py at commit 24c8c29), for "
+            "training and for every test bin, afresh rather than their fixed 200 training "
+            "and 25 test strings per bin")
+
+
 def _huang_rows() -> list[PublishedRow]:
     rows = []
     for name, (task, kind, unavailable, by_encoding) in _HUANG.items():
+        sampler = _SAMPLERS.get(("huang2025", name), "")
+        notes = _PROTOCOL_NOTES.get(("huang2025", name), ())
+        if sampler:
+            notes += (_DN_NOTE.format(sampler=sampler),)
         for encoding, bins in by_encoding.items():
             rows.append(PublishedRow(
                 paper="huang2025", name=name, task=task or "", kind=kind, encoding=encoding,
                 bins=tuple(b / 100 for b in bins), source=HUANG_SOURCE,
-                unavailable=unavailable, notes=_PROTOCOL_NOTES.get(("huang2025", name), ())))
+                unavailable=unavailable, notes=notes, sampler=sampler))
     return rows
 
 

@@ -168,7 +168,8 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
             specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task, params=params,
                                  train_max_len=hi, eval_bins=tuple(proto.eval_bins),
                                  size=size, encoding=row.encoding, training=training,
-                                 seed=int(seed), objective=planned.objective))
+                                 seed=int(seed), objective=planned.objective,
+                                 sampler=row.sampler))
         planned.specs = tuple(specs)
         if lo > 1:
             planned.notes.append(f"training lengths 1..{hi} (the protocol's are {lo}..{hi}: "

@@ -21,9 +21,10 @@ from typing import Any, Iterable, Sequence
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..tasks.ref import spell_value
-from .data import MEMBERSHIP, OBJECTIVES
+from .data import MEMBERSHIP, NEXT_SYMBOL, OBJECTIVES
 from .model import size_shape
 from .positional import ENCODINGS
+from .samplers import parse_sampler
 from .trainer import TrainingConfig
 from .lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION, trained_lines
 
@@ -58,6 +59,10 @@ class RunSpec:
     #: sets of its members ("next_symbol", :mod:`.data`); stored only when not membership,
     #: so the keys of earlier runs do not change
     objective: str = MEMBERSHIP
+    #: how the next-symbol objective draws members (:mod:`.samplers`, e.g.
+    #: ``"huang_dn:depth=3"``); empty: each length uniform, then each member of it. Stored
+    #: only when set, so the keys of earlier runs do not change
+    sampler: str = ""
 
     def __post_init__(self):
         if self.definition is None and self.task in tasks.registry.FAMILIES:
@@ -77,6 +82,11 @@ class RunSpec:
         if self.objective not in OBJECTIVES:
             raise ConfigError(f"unknown objective {self.objective!r}; objectives: "
                               f"{', '.join(OBJECTIVES)}")
+        if self.sampler:
+            parse_sampler(self.sampler)
+            if self.objective != NEXT_SYMBOL:
+                raise ConfigError(f"a sampler ({self.sampler!r}) draws members of a language; "
+                                  f"it needs objective {NEXT_SYMBOL!r}, not {self.objective!r}")
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.train_size is not None and self.train_size < 1:
@@ -96,7 +106,8 @@ class RunSpec:
             "training": self.training.to_dict(), "seed": self.seed,
             "train_size": self.train_size,
         } | ({"definition": self.definition} if self.definition else {}) \
-          | ({"objective": self.objective} if self.objective != MEMBERSHIP else {})
+          | ({"objective": self.objective} if self.objective != MEMBERSHIP else {}) \
+          | ({"sampler": self.sampler} if self.sampler else {})
 
     @classmethod
     def from_dict(cls, d: dict) -> "RunSpec":
@@ -109,7 +120,7 @@ class RunSpec:
                    max_positions=model.get("max_positions"),
                    training=TrainingConfig(**d.get("training", {})), seed=d.get("seed", 0),
                    train_size=d.get("train_size"), definition=d.get("definition"),
-                   objective=d.get("objective", MEMBERSHIP))
+                   objective=d.get("objective", MEMBERSHIP), sampler=d.get("sampler", ""))
 
     @property
     def key(self) -> str:
@@ -121,6 +132,7 @@ class RunSpec:
         extra = f" params={self.param_dict}" if self.params else ""
         size = f" train_size={self.train_size}" if self.train_size else ""
         objective = f" [{self.objective}]" if self.objective != MEMBERSHIP else ""
+        objective += f" [{self.sampler}]" if self.sampler else ""
         return (f"{self.line} {self.task} {where}{extra} {self.size}/{self.encoding}"
                 f"{size}{objective} seed={self.seed}")
 
