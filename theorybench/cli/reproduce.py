@@ -61,7 +61,8 @@ def _previous_timing(path: str, db: str) -> dict:
         return {}
     if not isinstance(old, dict) or old.get("db") != str(db) or not old.get("ran"):
         return {}
-    return {k: old[k] for k in ("wall_s", "command", "machine", "ran", "failed") if k in old} \
+    return {k: old[k] for k in ("wall_s", "command", "machine", "ran", "failed",
+                                "already_done") if k in old} \
         | {"rendered_again": True}
 
 
@@ -123,7 +124,9 @@ def cmd_reproduce(args) -> int:
              if sys.argv[1:2] == ["reproduce"] else "theorybench reproduce",
              "machine": f"{os.cpu_count()} CPU core(s), {platform.machine()}, "
                         f"device {args.device}",
-             "ran": summary.get("ran", 0), "failed": summary.get("failed", 0)}
+             "ran": summary.get("ran", 0), "failed": summary.get("failed", 0),
+             # runs an earlier call left in the store: this call's wall time is not theirs
+             "already_done": summary.get("skipped_done", 0)}
     if not summary.get("ran"):
         # nothing trained this time (every run in the store): the table is rendered again,
         # and the timing stays the one of the call that trained, when it is on record

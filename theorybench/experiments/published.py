@@ -59,6 +59,8 @@ class PublishedRow:
     #: how members are drawn when the authors' files show their generator (:mod:`.samplers`);
     #: empty: the default, each length uniform, then each member of it
     sampler: str = ""
+    #: how the authors' own runs of the row were trained, as their files show it
+    budget: str = ""
 
     @property
     def row_id(self) -> str:
@@ -180,6 +182,18 @@ _DN_NOTE = ("strings drawn as the authors' D_n generator draws them (sampler {sa
             "and 25 test strings per bin")
 
 
+#: How Huang et al.'s runs were trained, per kind of row (their files at commit 24c8c29).
+_HUANG_BUDGET = {
+    LANGUAGE: ("the authors' formal-language runs (formal_lang_suite/train_with_ce.py, "
+               "experiments/*.yaml) trained 100 epochs over a fixed set of about 200 strings "
+               "in batches of 16, about 1,250 steps, at every point of a grid of layers "
+               "{1, 2, 4} x width {32, 64} x heads {1, 2, 4} per encoding; how the plotted "
+               "figure was chosen from the grid is not stated in the files read"),
+    ALGORITHMIC: ("the authors' algorithmic runs trained up to 30,000 steps at batch 64 with "
+                  "the architecture their sweep chose"),
+}
+
+
 def _huang_rows() -> list[PublishedRow]:
     rows = []
     for name, (task, kind, unavailable, by_encoding) in _HUANG.items():
@@ -191,7 +205,8 @@ def _huang_rows() -> list[PublishedRow]:
             rows.append(PublishedRow(
                 paper="huang2025", name=name, task=task or "", kind=kind, encoding=encoding,
                 bins=tuple(b / 100 for b in bins), source=HUANG_SOURCE,
-                unavailable=unavailable, notes=notes, sampler=sampler))
+                unavailable=unavailable, notes=notes, sampler=sampler,
+                budget=_HUANG_BUDGET[kind]))
     return rows
 
 

@@ -43,7 +43,8 @@ def summarize(planned: PlannedRow, runs: list[dict], protocol: Protocol) -> dict
            "kind": row.kind, "architecture": planned.size or None, "lr": planned.lr,
            "objective": planned.objective or None, "source": row.source,
            "published_bins": list(row.bins) if row.bins is not None else None,
-           "published_words": row.reading, "notes": list(row.notes) + list(planned.notes)}
+           "published_words": row.reading, "notes": list(row.notes) + list(planned.notes),
+           "budget_note": row.budget or None}
     threshold = protocol.length_accuracy
     out["threshold"] = threshold
     out["published_reading"] = (read_bins(row.bins, threshold) if row.bins is not None
@@ -154,7 +155,10 @@ def markdown(table: dict) -> str:
                       f"generalization (marked *by rule*). On the rows where a seed fitted: "
                       f"{table['agree_measured']} of {table['compared_measured']} agree.", ""]
     if table.get("wall_s") is not None:
-        lines += [f"Wall time of the training: {table['wall_s']:.0f} s "
+        part = (f" for the {table.get('ran')} run(s) this call trained ({table['already_done']} "
+                f"were already in the store from an earlier call, whose time is not counted "
+                f"here)" if table.get("already_done") else "")
+        lines += [f"Wall time of the training: {table['wall_s']:.0f} s{part} "
                   f"({table.get('command', '')}; {table.get('machine', '')}"
                   + ("; this table was rendered again from the same store"
                      if table.get("rendered_again") else "") + ").", ""]
@@ -227,10 +231,12 @@ def explain(row: dict) -> str:
     if row["reading"] == "does not generalize" and row["published_reading"] == "generalizes":
         worst = min((m for m in mean[1:] if m is not None), default=None)
         return (f"Our fitted mean falls to {_pct(worst)} % beyond the training lengths." + split
-                + f" Our budget is smaller than the paper's (at most "
-                  f"{max((x for x in o.get('steps', []) if x), default=0):,} steps against up "
-                  f"to 30,000 with the swept architecture), so a fitted solution need not be "
-                  f"the length-robust one the paper's runs found.")
+                + f" Ours is one architecture at {len(o.get('steps') or [])} seed(s) and at "
+                  f"most {max((x for x in o.get('steps', []) if x), default=0):,} steps"
+                  + (f"; {row['budget_note']}" if row.get("budget_note") else
+                     "; the paper's runs were longer and chose their architecture by a sweep")
+                  + ", so a fitted solution need not be the length-robust one the paper's "
+                    "runs found.")
     return ("Our fitted seeds stay above the bar where the paper's fall." + split
             + " The paper's architecture and training budget differ from ours.")
 
