@@ -46,6 +46,29 @@ def test_http_scores_and_generations_equal_local(tiny, server):
     assert server.max_in_flight <= 2
 
 
+def test_next_token_scores_equal_local(tiny, server):
+    # the reading for servers whose echoed log-probabilities are wrong (llama-cpp-python)
+    client = _client(server.url, loglik="next_token", top_logprobs=50)
+    local = tiny.loglikelihood(REQS[:3])
+    remote = client.loglikelihood(REQS[:3])
+    assert [s for s, _ in remote] == pytest.approx([s for s, _ in local], abs=1e-6)
+    assert [g for _, g in remote] == [g for _, g in local]
+    assert "loglik" in client.config.to_dict() and "loglik" not in \
+        _client(server.url).config.to_dict()   # the default keeps earlier run keys
+
+
+def test_next_token_piece_outside_the_alternatives_is_named(tiny, server):
+    from theorybench.experiments.llm.http import BackendError
+
+    client = _client(server.url, loglik="next_token", top_logprobs=1)
+    (best, greedy), = tiny.loglikelihood([REQS[0]])
+    other = REQS[1] if greedy else REQS[0]
+    with pytest.raises(BackendError, match="top_logprobs"):
+        client.loglikelihood([other])
+    with pytest.raises(ConfigError, match="loglik"):
+        _client(server.url, loglik="shifted")
+
+
 def test_chat_mode_generates_and_refuses_loglik(tiny, server):
     client = _client(server.url, mode="chat")
     assert client.generate(PROMPTS[:2], max_new_tokens=4) == \

@@ -7,6 +7,17 @@ standard library only (``urllib``; threads for the concurrency limit).
   (``text_offset + len(token) > len(context)``) and start before the end of the prompt
   (the one generated token is left out). Chat endpoints return no prompt log-probabilities:
   there only generation is possible.
+* Log-likelihood by next-token alternatives (``"loglik": "next_token"``, for servers whose
+  echoed log-probabilities are missing or wrong - llama-cpp-python's are those of each
+  token *after* reading it, abetlen/llama-cpp-python issue 1983; llama.cpp's own server
+  returns none for the prompt, ggml-org/llama.cpp issue 27174): the context alone with
+  ``max_tokens: 1, logprobs: top_logprobs``; the continuation's next piece is the longest
+  alternative in ``top_logprobs`` that it starts with, its log-probability is added, and
+  the piece is appended to the prompt for the next request, until the continuation is
+  spent (one request per answer token; a piece outside the alternatives is an error that
+  says to raise ``top_logprobs``). Exact for one-token answers (" 0", " 1"); for longer
+  ones the server tokenizes each extended prompt anew, which can split differently from a
+  joint tokenization.
 * Generation: ``temperature: 0``, ``max_tokens``, ``stop`` (the first four stop sequences,
   the API's limit; the text is cut at every stop sequence here as well).
 * Robustness: each request has a timeout (``timeout``, default 60 s, for the whole
@@ -180,6 +191,8 @@ class HTTPModel:
                               f"log-probabilities; use scoring 'generate'")
         for i, (c, t) in enumerate(requests):
             self._check(c + t, 0, f"prompt {i} with its answer")
+        if self.config.loglik == "next_token":
+            return self._map(self._next_token_score, list(requests))
 
         def one(req):
             ctx, cont = req
@@ -222,6 +235,41 @@ class HTTPModel:
             return score, greedy
 
         return self._map(one, list(requests))
+
+    def _next_token_score(self, req) -> tuple[float, bool]:
+        ctx, cont = req
+        prompt, rest, score, greedy = ctx, cont, 0.0, True
+        while rest:
+            out = self._post("/completions", {
+                "model": self.config.model, "prompt": prompt, "max_tokens": 1,
+                "logprobs": self.config.top_logprobs, "temperature": 0})
+            try:
+                top = out["choices"][0]["logprobs"]["top_logprobs"][0]
+                if not isinstance(top, dict) or not top:
+                    raise TypeError
+            except (KeyError, IndexError, TypeError):
+                raise BackendError(f"model {self.config.name}: the server returned no "
+                                   f"next-token alternatives (choices[0].logprobs."
+                                   f"top_logprobs[0]) for logprobs="
+                                   f"{self.config.top_logprobs}") from None
+            pieces = [k for k in top if isinstance(k, str) and k and rest.startswith(k)]
+            if not pieces:
+                raise BackendError(f"model {self.config.name}: the answer's next piece "
+                                   f"{rest[:20]!r} is not among the server's "
+                                   f"{len(top)} next-token alternatives; raise "
+                                   f"\"top_logprobs\" in the model entry")
+            piece = max(pieces, key=len)
+            val = top[piece]
+            if isinstance(val, bool) or not isinstance(val, (int, float)) or \
+                    not math.isfinite(val) or val > 1e-6:
+                raise BackendError(f"model {self.config.name}: the log-probability {val!r} "
+                                   f"of the answer token {piece!r} is not a finite number "
+                                   "<= 0")
+            score += val
+            greedy = greedy and all(v <= val for v in top.values()
+                                    if isinstance(v, (int, float)))
+            prompt, rest = prompt + piece, rest[len(piece):]
+        return score, greedy
 
     def generate(self, prompts, max_new_tokens=16, stop=(), batch_size=None, special=True):
         stop = [s for s in stop if s]

@@ -2,11 +2,15 @@
 GGUF file, started and stopped from Python: what the HTTP backend meets in the field,
 as opposed to theorybench's own test server (:mod:`.serve`).
 
-Log-likelihood scoring needs the prompt's log-probabilities: ``/v1/completions`` with
-``echo: true, logprobs: 1``. llama-cpp-python answers that only when the model was loaded
-with ``logits_all`` (otherwise it refuses the request), so the server is started with
-``--logits_all true``. The first prompt token has no log-probability (``null``); the
-backend never reads it, since a continuation starts after at least one context token.
+What log-likelihood scoring can use (measured with llama-cpp-python 0.3.36): the echoed
+prompt log-probabilities of ``/v1/completions`` (``echo: true, logprobs: N``; only with
+``--logits_all true``) are shifted by one token - ``token_logprobs[i]`` is the probability
+of token i in the distribution *after* reading it, and ``top_logprobs[i]`` holds the
+alternatives for token i + 1 (abetlen/llama-cpp-python issue 1983, open) - so
+"The capital of France is" + " Paris" scores -8.45 there against -0.26. The next-token
+alternatives of a completion without echo are right (" Paris" -0.264, " London" -4.40),
+so :meth:`LlamaCppServer.model_entry` sets ``"loglik": "next_token"``
+(:mod:`.http`).
 
     with LlamaCppServer("model.gguf", threads=1) as server:
         entry = server.model_entry("my-model")   # a model-file entry for the llm line
@@ -116,4 +120,5 @@ class LlamaCppServer:
         """A model-file entry (``backend: http``) for this server."""
         return {"name": name, "backend": "http", "base_url": self.url, "model": self.alias,
                 "mode": "completions", "context": self.context, "concurrency": concurrency,
-                "timeout": timeout, "max_retries": 2}
+                "timeout": timeout, "max_retries": 2, "loglik": "next_token",
+                "top_logprobs": 20}

@@ -41,11 +41,18 @@ BACKENDS = ("local", "http")
 MODES = ("completions", "chat")
 _KNOWN = {"name", "backend", "path", "gguf", "chat", "context", "batch_size", "base_url",
           "model", "api_key_env", "mode", "timeout", "max_retries", "concurrency",
-          "tokenizer", "dtype", "device", "threads", "cache", "optional", "comment"}
+          "tokenizer", "dtype", "device", "threads", "cache", "optional", "comment",
+          "loglik", "top_logprobs"}
 _TOP_KEYS = {"format", "version", "comment", "models"}
 #: Allowed range of each integer field (inclusive); ``max_retries`` may be 0.
 INT_RANGES = {"context": (1, 10**9), "batch_size": (1, 65536), "max_retries": (0, 1000),
-              "concurrency": (1, 1024), "threads": (1, 4096)}
+              "concurrency": (1, 1024), "threads": (1, 4096), "top_logprobs": (1, 1000)}
+#: How an http model's log-likelihoods are read: ``echo`` - the prompt's own
+#: log-probabilities (``echo: true``); ``next_token`` - the next-token alternatives
+#: (``top_logprobs``) after the context, one request per answer token, for servers whose
+#: echoed log-probabilities are missing or wrong (llama-cpp-python's are shifted by one
+#: token: abetlen/llama-cpp-python issue 1983).
+LOGLIKS = ("echo", "next_token")
 #: Longest request timeout in seconds (the socket layer overflows near 1e308 already).
 MAX_TIMEOUT = 86400.0
 DTYPES = ("float32", "float16", "bfloat16", "float64")
@@ -78,6 +85,10 @@ class ModelConfig:
     #: an embedded model that may be absent: runs that do not name it skip it when it is
     #: not installed (``installed_models``); not part of the model's identity
     optional: bool = False
+    #: http only: how log-likelihoods are read (:data:`LOGLIKS`) and, for ``next_token``,
+    #: how many alternatives to ask for
+    loglik: str = "echo"
+    top_logprobs: int = 20
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self):
@@ -91,6 +102,8 @@ class ModelConfig:
             d.update(path=self.path, gguf=self.gguf, dtype=self.dtype)
         else:
             d.update(base_url=self.base_url, model=self.model, mode=self.mode)
+            if self.loglik != "echo":   # stored only when not the default: earlier keys stay
+                d.update(loglik=self.loglik, top_logprobs=self.top_logprobs)
         return d
 
     @property
@@ -165,6 +178,9 @@ def _validate(m: ModelConfig) -> None:
     if m.mode not in MODES:
         raise ConfigError(f"{who}: \"mode\" must be one of {', '.join(MODES)}, "
                           f"got {m.mode!r}")
+    if m.loglik not in LOGLIKS:
+        raise ConfigError(f"{who}: \"loglik\" must be one of {', '.join(LOGLIKS)}, "
+                          f"got {m.loglik!r}")
     if m.dtype not in DTYPES:
         raise ConfigError(f"{who}: \"dtype\" must be one of {', '.join(DTYPES)}, "
                           f"got {m.dtype!r}")

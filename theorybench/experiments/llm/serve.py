@@ -70,6 +70,19 @@ class ModelServer:
                 choice["text"] = prompt + text
                 choice["logprobs"] = {"tokens": toks, "token_logprobs": vals,
                                       "top_logprobs": tops, "text_offset": offs}
+            elif body.get("logprobs") is not None and max_tokens > 0:
+                # the alternatives for the first generated token, each keyed by the text
+                # it adds to the prompt (its leading space included, as BPE servers do)
+                ids = list(m.tok(prompt)["input_ids"])
+                with torch.inference_mode():
+                    logp = torch.log_softmax(m.model(torch.tensor([ids])).logits[0, -1].double(), -1)
+                base = m.tok.decode(ids)
+                top = {}
+                for t in logp.topk(min(int(body["logprobs"]), logp.numel())).indices.tolist():
+                    top[m.tok.decode(ids + [t])[len(base):]] = logp[t].item()
+                first = max(top, key=top.get)
+                choice["logprobs"] = {"tokens": [first], "token_logprobs": [top[first]],
+                                      "top_logprobs": [top], "text_offset": [len(prompt)]}
         return {"object": "text_completion", "model": body.get("model"), "choices": [choice]}
 
     def chat(self, body: dict) -> dict:
