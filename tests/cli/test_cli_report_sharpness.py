@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 
 def test_cli_report_refuses_a_bad_sharpness_file_before_any_work(cli_exit, tmp_path):
     bad = tmp_path / "s.json"
@@ -23,6 +25,8 @@ def test_cli_verify_refuses_a_bad_sharpness_file_before_any_work(cli_exit, tmp_p
     assert not (tmp_path / "rep").exists() and not (tmp_path / "db.sqlite").exists()
 
 
+# slow (about 11 s: trains and reports checkpoints end to end)
+@pytest.mark.slow
 def test_cli_report_checkpoints(cli_exit, tmp_path):
     from theorybench.experiments.spec import RunSpec
     from theorybench.experiments.sweep import run_sweep

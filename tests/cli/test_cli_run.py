@@ -161,6 +161,8 @@ def test_dry_run_format_json_and_json_alias(capsys):
     assert json.loads(capsys.readouterr().out) == data and data["runs"] == len(data["grid"])
 
 
+# slow (about 13 s: two concurrent CLI processes); the store's leases are tested in process
+@pytest.mark.slow
 def test_two_run_commands_on_one_store_train_each_run_once(tmp_path):
     """Two real `theorybench run` processes at once on one store split the grid."""
     import subprocess

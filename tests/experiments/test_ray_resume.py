@@ -15,6 +15,8 @@ def specs(ns):
     return [RunSpec("in_distribution", "parity", n=n, training=TINY) for n in ns]
 
 
+# slow (a Ray cluster start, about 15 s); the default suite keeps test_ray_executor_two_runs
+@pytest.mark.slow
 def test_resumed_ray_sweep_repeats_no_finished_run(tmp_path):
     pytest.importorskip("ray")
     db = str(tmp_path / "ray.sqlite")

@@ -109,6 +109,8 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
+# slow (about 14 s: two subprocess sweeps); resuming is also tested in process
+@pytest.mark.slow
 def test_sigkill_mid_sweep_then_resume(tmp_path):
     db = str(tmp_path / "k.sqlite")
     script = tmp_path / "sweep.py"

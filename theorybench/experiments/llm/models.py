@@ -10,7 +10,9 @@ may name its directory). ``package:DIST/FILE`` names a file installed by the Pyt
 distribution DIST (found through ``importlib.metadata``, without importing it). HTTP
 entries give ``base_url``, ``model``, ``mode`` (``completions`` or ``chat``) and optionally
 ``api_key_env`` (the *name* of the environment variable holding the key), ``timeout``,
-``max_retries``, ``concurrency``. Both take ``context`` (tokens), ``chat`` (apply the chat
+``max_retries``, ``concurrency``, ``loglik`` (``echo``, the default, or ``next_token`` for
+servers whose echoed prompt log-probabilities are wrong, such as llama-cpp-python's) and
+``top_logprobs`` (alternatives asked for under ``next_token``, default 20). Both take ``context`` (tokens), ``chat`` (apply the chat
 template) and ``batch_size``.
 
 Every field is checked when an entry is built (from a file, a stored run spec or
