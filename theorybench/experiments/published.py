@@ -33,6 +33,8 @@ from pathlib import Path
 from ..errors import ConfigError
 
 LANGUAGES_DIR = Path(__file__).with_name("languages")
+#: The algorithmic tasks of the tables, as task files with an answer after a separator.
+ALGORITHMIC_DIR = Path(__file__).with_name("algorithmic")
 HUANG_SOURCE = ("lacoco-lab/length_generalization@b39b743, "
                 "formal_lang_suite/visualise/data_local.py")
 BHATTAMISHRA_SOURCE = ("satwik77/Transformer-Formal-Languages README (findings in words; "
@@ -69,9 +71,9 @@ class PublishedRow:
 
 _NO_COUNTER = ("a counter language outside the toolkit's task suite (no task or prefix "
                "oracle for it yet)")
-_NO_ANSWER = ("an algorithmic task with a multi-token answer after a separator; the "
-              "toolkit's task suite does not define it yet (only binary addition has an "
-              "answer output, at a different format)")
+_NO_ANSWER = ("the answer's length varies with the operands (a task file's answer has one "
+              "length per input length), and the toolkit's binary_add has another format "
+              "(two n-bit summands, an answer of n + 1 bits)")
 
 # name -> (task, kind, unavailable reason, {encoding: published bins in percent})
 _HUANG = {
@@ -79,16 +81,16 @@ _HUANG = {
                         {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
     "parity": ("parity", ALGORITHMIC, None,
                {"learned_offsets": (100.0, 83.0, 62.1), "nope": (97.5, 74.5, 63.3)}),
-    "majority": (None, ALGORITHMIC, _NO_ANSWER,
+    "majority": ("@majority", ALGORITHMIC, None,
                  {"learned_offsets": (100.0, 99.6, 97.8), "nope": (100.0, 99.9, 98.5)}),
-    "binary_majority_interleave": (None, ALGORITHMIC, _NO_ANSWER,
+    "binary_majority_interleave": ("@majority_interleave", ALGORITHMIC, None,
                                    {"learned_offsets": (100.0, 96.8, 84.7),
                                     "nope": (96.2, 68.8, 39.5)}),
-    "sort": (None, ALGORITHMIC, _NO_ANSWER,
+    "sort": ("@sort", ALGORITHMIC, None,
              {"learned_offsets": (100.0, 100.0, 99.4), "nope": (100.0, 99.8, 80.6)}),
-    "copy_unique": (None, ALGORITHMIC, _NO_ANSWER,
+    "copy_unique": ("@unique_copy", ALGORITHMIC, None,
                     {"learned_offsets": (100.0, 99.9, 98.7), "nope": (100.0, 18.0, 0.0)}),
-    "copy_repeat": (None, ALGORITHMIC, _NO_ANSWER,
+    "copy_repeat": ("@repeat_copy", ALGORITHMIC, None,
                     {"learned_offsets": (100.0, 25.6, 0.0), "nope": (100.0, 28.0, 0.0)}),
     "addition": (None, ALGORITHMIC, _NO_ANSWER,
                  {"learned_offsets": (99.7, 26.8, 0.0), "nope": (99.5, 27.7, 0.0)}),
@@ -182,6 +184,11 @@ _DN_NOTE = ("strings drawn as the authors' D_n generator draws them (sampler {sa
             "and 25 test strings per bin")
 
 
+_ANSWER_NOTE = ("a task file with an answer after the separator \"|\" (answer-only loss, "
+                "exact match); our input length counts the separator, so training inputs of "
+                "at most 50 tokens hold at most 49 before it (the authors' 50) and each test "
+                "bin is shifted by one token; no <bos> token")
+
 #: How Huang et al.'s runs were trained, per kind of row (their files at commit 24c8c29).
 _HUANG_BUDGET = {
     LANGUAGE: ("the authors' formal-language runs (formal_lang_suite/train_with_ce.py, "
@@ -201,6 +208,8 @@ def _huang_rows() -> list[PublishedRow]:
         notes = _PROTOCOL_NOTES.get(("huang2025", name), ())
         if sampler:
             notes += (_DN_NOTE.format(sampler=sampler),)
+        if kind == ALGORITHMIC and task and task.startswith("@"):
+            notes += (_ANSWER_NOTE,)
         for encoding, bins in by_encoding.items():
             rows.append(PublishedRow(
                 paper="huang2025", name=name, task=task or "", kind=kind, encoding=encoding,
@@ -233,8 +242,10 @@ def published_rows(paper: str) -> list[PublishedRow]:
 
 
 def language_file(name: str) -> Path:
-    """The path of a shipped language task file (``@name`` in a row's task)."""
-    path = LANGUAGES_DIR / f"{name}.py"
-    if not path.is_file():
-        raise ConfigError(f"no shipped language {name!r} in {LANGUAGES_DIR}")
-    return path
+    """The path of a shipped task file (``@name`` in a row's task): a language, or an
+    algorithmic task with an answer."""
+    for folder in (LANGUAGES_DIR, ALGORITHMIC_DIR):
+        path = folder / f"{name}.py"
+        if path.is_file():
+            return path
+    raise ConfigError(f"no shipped task file {name!r} in {LANGUAGES_DIR} or {ALGORITHMIC_DIR}")

@@ -74,12 +74,22 @@ BUDGETS = {
                                 "strings per bin"),
 }
 
-#: The architecture and learning rate the authors' run summaries record for a row's task
-#: (Huang et al. 2025, algorithmic/lm-out-new-multi-run/<task>-average.txt: parity 4 layers
-#: x 2 heads x 256 at lr 1e-4, binary majority 1 x 1 x 16 at lr 1e-3); other rows use the
-#: budget's size and the protocol's first learning rate.
+#: The architecture and learning rate the authors' run summaries record for a row (Huang
+#: et al. 2025, algorithmic/lm-out-new-multi-run/<task>-average[-nope].txt at commit
+#: 790f068), by (paper, task) or, where the encodings differ, (paper, task, encoding);
+#: other rows use the budget's size and the protocol's first learning rate.
 RECORDED = {("huang2025", "parity"): ("4l2h256w", 1e-4),
-            ("huang2025", "binary_majority"): ("1l1h16w", 1e-3)}
+            ("huang2025", "binary_majority"): ("1l1h16w", 1e-3),
+            ("huang2025", "majority", "learned_offsets"): ("1l2h256w", 1e-3),
+            ("huang2025", "majority", "nope"): ("1l1h64w", 1e-3),
+            ("huang2025", "sort", "learned_offsets"): ("1l2h256w", 1e-4),
+            ("huang2025", "sort", "nope"): ("1l1h256w", 1e-3),
+            ("huang2025", "copy_unique", "learned_offsets"): ("2l1h64w", 1e-3),
+            ("huang2025", "copy_unique", "nope"): ("4l4h256w", 1e-3),
+            ("huang2025", "copy_repeat"): ("4l4h256w", 1e-3),
+            ("huang2025", "binary_majority_interleave", "learned_offsets"): ("2l4h256w", 1e-4),
+            # the authors' NoPE run of this task is their 12-layer model (12 x 12 x 768)
+            ("huang2025", "binary_majority_interleave", "nope"): ("12l12h768w", 1e-4)}
 #: Bhattamishra et al.'s defaults (src/args.py): 1 layer, 1 head, width 32.
 DEFAULT_SIZE = {"bhattamishra2020": "1l1h32w"}
 #: Under the quick budget a recorded architecture this wide or wider trains too slowly on
@@ -144,9 +154,9 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
         if row.unavailable:
             planned.skipped = f"not run: {row.unavailable}"
             continue
-        size, lr = RECORDED.get((proto.name, row.name),
-                                (DEFAULT_SIZE.get(proto.name, bud.language_size),
-                                 proto.learning_rates[0]))
+        size, lr = RECORDED.get((proto.name, row.name, row.encoding)) or RECORDED.get(
+            (proto.name, row.name), (DEFAULT_SIZE.get(proto.name, bud.language_size),
+                                     proto.learning_rates[0]))
         planned.size, planned.lr = size, lr
         planned.objective = NEXT_SYMBOL if row.kind == LANGUAGE else MEMBERSHIP
         if bud.name != "paper" and size_shape(size)[2] >= QUICK_MAX_WIDTH:

@@ -12,7 +12,10 @@ or ``REGEX = "..."`` (full match, single-character tokens) or ``DFA = {"start": 
 "accept": [...], "delta": {state: {symbol: state}}}`` instead of ``label``. Optional:
 ``sample(rng, count, n)``, ``oracle(x)``, ``DESCRIPTION``, ``PARAMS`` (``{"k": (lo, hi)}``
 or ``(lo, hi, default)``: integer parameters, passed to label/oracle/sample as keywords),
-``OUTPUT = "per_position"`` (a label per position: label returns (count, n)).
+``OUTPUT = "per_position"`` (a label per position: label returns (count, n)), or
+``OUTPUT = "answer"`` with ``ANSWER = (tokens...)`` (a sequence produced after the input,
+as an algorithmic task's answer after a separator: label returns (count, m) indices into
+ANSWER, m the same for every row at a given n; every answer token is scored).
 
 The file is imported in isolation under a private module name (it need not import
 theorybench); its identity is ``definition_digest``, the SHA-256 of its bytes. Every
@@ -49,8 +52,8 @@ DEFINITIONS = ("label", "REGEX", "DFA")
 #: CRASP / BRASP: a program for the task (program text, or a path beside the file); CIRCUIT,
 #: MPC, BAPO: a circuit family, an MPC algorithm, a BAPO protocol maker; each checked against
 #: label before any rule uses it (:mod:`.user_artifacts`, :mod:`.user_models`).
-OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT", "CRASP", "BRASP",
-            "CIRCUIT", "MPC", "BAPO")
+OPTIONAL = ("VALID", "sample", "oracle", "DESCRIPTION", "PARAMS", "OUTPUT", "ANSWER", "CRASP",
+            "BRASP", "CIRCUIT", "MPC", "BAPO")
 _FILE_TASK = re.compile(r"^(?P<path>.+?\.(?:py|cr|br))(?=:|$)(?P<rest>.*)$", re.S)
 
 
@@ -233,12 +236,20 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
             col = f", column {exc.where + 1} of the pattern" if exc.where is not None else ""
             raise src.error(given[0], f"{given[0]}{col}: {exc}") from None
     output = getattr(module, "OUTPUT", "final")
-    if output not in ("final", "per_position"):
+    if output not in ("final", "per_position", "answer"):
         raise src.error("OUTPUT", f'OUTPUT must be "final" (one label per input, the '
-                        f'default) or "per_position" (a label per position), not {output!r}')
-    if output == "per_position" and table is not None:
+                        f'default), "per_position" (a label per position) or "answer" (a '
+                        f'sequence of ANSWER tokens after the input), not {output!r}')
+    if output != "final" and table is not None:
         raise src.error("OUTPUT", f"a {given[0]} gives one label per input; OUTPUT = "
-                        '"per_position" needs label(x) returning (count, n)')
+                        f'"{output}" needs label(x) returning '
+                        + ("(count, n)" if output == "per_position" else "(count, m)"))
+    extra = {}
+    if output == "answer":
+        extra["label_vocab"] = _answer_tokens(src, getattr(module, "ANSWER", None))
+    elif hasattr(module, "ANSWER"):
+        raise src.error("ANSWER", 'ANSWER names the tokens of an answer; it needs OUTPUT = '
+                        '"answer" (or drop it)')
     description = getattr(module, "DESCRIPTION", "") or ""
     if not isinstance(description, str):
         raise src.error("DESCRIPTION", "DESCRIPTION must be a string")
@@ -246,7 +257,20 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
         src, name, alphabet, (lo, hi), given[0], description, module=module, output=output,
         table=table, label=_function(src, module, "label"),
         sample=_function(src, module, "sample"), oracle=_function(src, module, "oracle"),
-        valid=_function(src, module, "VALID"), params=getattr(module, "PARAMS", None)))
+        valid=_function(src, module, "VALID"), params=getattr(module, "PARAMS", None),
+        extra=extra))
+
+
+def _answer_tokens(src: Any, value: Any) -> tuple[str, ...]:
+    if value is None:
+        raise src.error("OUTPUT", 'OUTPUT = "answer" needs ANSWER, the tuple of answer '
+                        'tokens, e.g. ANSWER = ("0", "1")')
+    ok = isinstance(value, (tuple, list)) and len(value) >= 2 and all(
+        isinstance(t, str) and t and not t.isspace() for t in value)
+    if not ok or len(set(value)) != len(value):
+        raise src.error("ANSWER", f"ANSWER must be a tuple of at least 2 distinct non-empty "
+                        f"strings, got {value!r:.80}")
+    return tuple(value)
 
 
 __all__ = ["USER_KIND", "FileTask", "MAX_BYTES", "load_family", "resolve_path",

@@ -143,8 +143,11 @@ def _file_error(src: Any, name: str, message: str) -> TaskFileError:
 
 
 def check_labels(task: Any, y: Any, x: np.ndarray, what: str) -> np.ndarray:
-    """``y`` as int64 0/1 labels of the rows ``x``, or an error at the file's ``def``."""
+    """``y`` as int64 0/1 labels of the rows ``x`` (answer indices for an ``answer``
+    output), or an error at the file's ``def``."""
     src = task.source
+    if task.output == "answer":
+        return _check_answers(task, y, x, what)
     want = (len(x),) if task.output == "final" else x.shape
     try:
         arr = np.asarray(y)
@@ -171,6 +174,25 @@ def check_labels(task: Any, y: Any, x: np.ndarray, what: str) -> np.ndarray:
         raise _file_error(src, what, f"{what}(x) returned {kind or 'values other than 0/1'} "
                           f"(e.g. {', '.join(map(repr, bad))}); return 0/1 or bool, e.g. "
                           "(x.sum(axis=1) % 3 == 0)")
+    return arr.astype(np.int64)
+
+
+def _check_answers(task: Any, y: Any, x: np.ndarray, what: str) -> np.ndarray:
+    k = len(task.label_vocab)
+    try:
+        arr = np.asarray(y)
+    except Exception:
+        arr = np.asarray(y, dtype=object)
+    if arr.ndim != 2 or arr.shape[0] != len(x) or arr.shape[1] < 1:
+        got = f"shape {arr.shape}" if arr.ndim else f"{y!r:.40}"
+        raise _file_error(task.source, what, f"{what}(x) returned {got} for x of shape "
+                          f"{x.shape}; OUTPUT = \"answer\" needs (count, m): m answer tokens "
+                          f"per row, as indices into ANSWER")
+    if arr.dtype.kind not in "iub" or (arr.size and (arr.min() < 0 or arr.max() >= k)):
+        bad = arr.reshape(-1)[:3].tolist()
+        raise _file_error(task.source, what, f"{what}(x) returned values outside 0..{k - 1} "
+                          f"(e.g. {', '.join(map(repr, bad))}); each answer token is an "
+                          f"index into ANSWER")
     return arr.astype(np.int64)
 
 
@@ -239,8 +261,14 @@ def full_check(cls: Any, rng: np.random.Generator,
         x = _inputs(task, rng, count)
         y = _deterministic(task, x) if cls.table is None else task.label(x)
         where = f"n={task.n}" + "".join(f", {k}={v}" for k, v in task.extra.items())
-        share = float(np.mean(y))
-        done.append(f"label on {len(x):,} inputs at {where}: share of 1s {share:.3f}")
+        if task.output == "answer":
+            distinct = len({row.tobytes() for row in np.asarray(y)})
+            done.append(f"label on {len(x):,} inputs at {where}: answers of {y.shape[1]} "
+                        f"token(s), {distinct:,} distinct")
+            share = 0.5   # no 0/1 share to warn about
+        else:
+            share = float(np.mean(y))
+            done.append(f"label on {len(x):,} inputs at {where}: share of 1s {share:.3f}")
         if share in (0.0, 1.0):
             warn.append(f"the label is constant ({int(share)}) on every input checked at "
                         f"{where}")

@@ -186,7 +186,8 @@ class FileTask(Task):
         count = self.check_count(count)
         x = self.draw(rng, count)
         y = self.label(x)
-        mask = self.output_mask(x) if self.output != "final" else None
+        # an answer is scored whole (its mask: every answer token, the trainer's default)
+        mask = self.output_mask(x) if self.output == "per_position" else None
         return Batch(tokens=x, labels=y, mask=mask,
                      lengths=np.full(count, self.n, dtype=np.int64))
 
@@ -194,6 +195,14 @@ class FileTask(Task):
         if self.output == "final":
             return [self.whole_view("output", f"{self.name} of the {self.n} input tokens",
                                     sample=lambda rng, count: self.draw(rng, count, strict=False))]
+        if self.output == "answer":
+            # one decision function for the theories: is the first answer token ANSWER[0]
+            first = self.whole_view(
+                "first_answer", f"{self.name}: whether the first answer token is "
+                f"{self.label_vocab[0]!r}",
+                sample=lambda rng, count: self.draw(rng, count, strict=False))
+            return [dataclasses.replace(
+                first, evaluate=lambda x: (self.label(x)[:, 0] == 0).astype(np.int64))]
         last = self.whole_view("last", f"{self.name}: the label at the last position",
                                sample=lambda rng, count: self.draw(rng, count, strict=False))
         return [dataclasses.replace(last, evaluate=lambda x: self.label(x)[:, -1])]
