@@ -94,6 +94,14 @@ def test_bad_answer_files_name_the_line(tmp_path, edit, where, match):
     assert f"t.py:{line}" in str(info.value)
 
 
+def test_an_answer_whose_length_changes_at_one_n_is_refused(tmp_path):
+    text = textwrap.dedent(COPY).replace(
+        "return np.where(x[:, :-1] == 2, 0, x[:, :-1])",
+        "return np.where(x[:, :-1] == 2, 0, x[:, :-1])[:, : 1 + len(x) % 2]")
+    with pytest.raises(TaskParameterError, match="n only"):   # the load's own check
+        load_family(write(tmp_path, text))
+
+
 def test_a_regex_cannot_have_an_answer(tmp_path):
     path = write(tmp_path, '''
         NAME = "r"

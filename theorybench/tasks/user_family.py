@@ -71,7 +71,16 @@ class FileTask(Task):
         if self.table is not None:
             return self.table.run(x)
         y = call_user(self, "label", self._label_fn, _read_only(x), **self.extra)
-        return check_labels(self, y, x, "label")
+        y = check_labels(self, y, x, "label")
+        if self.output == "answer":
+            # batches of one n share one answer length: a model's rows are padded to it
+            m = self.__dict__.setdefault("_answer_length", y.shape[1])
+            if y.shape[1] != m:
+                raise TaskFileError(str(self.source.error(
+                    "label", f"label(x) returned answers of {y.shape[1]} token(s) at "
+                    f"n={self.n}, and of {m} in an earlier call; an answer's length may "
+                    "depend on n only")))
+        return y
 
     def oracle(self, tokens):
         x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
