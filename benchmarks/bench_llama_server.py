@@ -11,7 +11,9 @@ For each task (8-shot prompts of the llm line, log-likelihood scoring of the ans
 which they choose the same answer (target: at least 99 %), the largest and the median
 absolute difference of the per-answer log-likelihoods (llama.cpp runs the quantised
 kernels, transformers the dequantised weights, so small differences are expected), the
-accuracy of each, and prompts per second through the server (one request at a time,
+in-process margin (best minus second answer) of the prompts whose answer flipped, and
+the agreement on the prompts whose margin exceeds the largest difference, the accuracy
+of each, and prompts per second through the server (one request at a time,
 one thread) and in process (one thread). Prints one JSON object.
 """
 
@@ -68,11 +70,22 @@ def main(argv=None) -> int:
             agree = sum(x["answer"] == y["answer"] for x, y in zip(a["records"], b["records"]))
             d = [abs(x["scores"][c] - y["scores"][c])
                  for x, y in zip(a["records"], b["records"]) for c in x["choices"]]
+            # how close the flipped prompts were: the in-process margin between the best
+            # and the second answer
+            def margin(rec):
+                v = sorted(rec["scores"].values(), reverse=True)
+                return v[0] - v[1]
+            flipped = [margin(y) for x, y in zip(a["records"], b["records"])
+                       if x["answer"] != y["answer"]]
+            clear = [(x["answer"] == y["answer"]) for x, y in zip(a["records"], b["records"])
+                     if margin(y) > max(d)]
             same, total, diffs = same + agree, total + len(a["records"]), diffs + d
             out["tasks"][item] = {
                 "prompts": len(a["records"]), "same_answer": agree,
                 "max_abs_loglik_diff": round(max(d), 4),
                 "median_abs_loglik_diff": round(statistics.median(d), 4),
+                "largest_margin_of_a_flipped_prompt": round(max(flipped), 4) if flipped else None,
+                "same_answer_where_margin_exceeds_max_diff": f"{sum(clear)}/{len(clear)}",
                 "accuracy_server": a["metrics"]["accuracy"],
                 "accuracy_in_process": b["metrics"]["accuracy"],
                 "prompts_per_s_server": round(a["metrics"]["prompts_per_s"], 2),
