@@ -68,6 +68,10 @@ def test_ranking_on_a_hand_made_set():
     assert sorted(a.pairs) == [("x", "y"), ("x", "z")]
     assert [x.name for x in D.rank([c, b, a, d])] == ["d", "a", "b", "c"]
     assert D.refutes(a, "easy") == ["y", "z"] and D.refutes(a, "inconclusive") == []
+    # a second candidate of a profile waits until every profile has had its first
+    a2 = _cand("a2", {"x": "easy", "y": "hard", "z": "hard"})          # a's profile
+    a3 = _cand("a3", {"x": "easy", "y": "hard", "z": "hard"}, states=3)
+    assert [x.name for x in D.rank([a3, c, b, a2, a, d])] == ["d", "a", "b", "c", "a2", "a3"]
 
 
 def test_selection_is_deterministic_given_the_seed():

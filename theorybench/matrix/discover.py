@@ -216,9 +216,25 @@ def disagreement(cells: dict[str, str]) -> tuple[int, list[tuple[str, str]]]:
     return len(pairs), pairs
 
 
+def profile(c: Candidate) -> tuple[tuple[str, str], ...]:
+    """A candidate's verdict profile: every column's verdict, in column order."""
+    return tuple(sorted(c.cells.items()))
+
+
 def rank(cands: Sequence[Candidate]) -> list[Candidate]:
-    """Most disagreement first; ties: cheaper to train (fewer states, fewer letters), name."""
-    return sorted(cands, key=lambda c: (-c.disagreement, c.cost, c.name))
+    """Round by round, one candidate of each verdict profile: a profile's second candidate
+    comes after the first of every other profile, so that the trained top tests as many
+    different splits of the columns as it can (with the plain order, one profile held 23
+    of 60 candidates and every trained slot). Within a round, and within a profile: most
+    disagreement first; ties: cheaper to train (fewer states, fewer letters), name."""
+    key = (lambda c: (-c.disagreement, c.cost, c.name))
+    groups: dict[tuple, list[Candidate]] = {}
+    for c in sorted(cands, key=key):
+        groups.setdefault(profile(c), []).append(c)
+    out: list[Candidate] = []
+    for r in range(max((len(g) for g in groups.values()), default=0)):
+        out += sorted((g[r] for g in groups.values() if len(g) > r), key=key)
+    return out
 
 
 def judge(cands: Sequence[Candidate], folder: pathlib.Path, ctx: Context,
