@@ -88,7 +88,8 @@ def test_drawn_batches_carry_the_sets_of_a_depth_counter():
             if tok is not None:
                 d += 1 if tok == 2 else -1
             # the empty word is not a member: the task file's lengths start at 1
-            expected = (a if d < depth else 0) | (b if d > 0 else 0) | (eos if d == 0 and t > 0 else 0)
+            expected = ((a if d < depth else 0) | (b if d > 0 else 0)
+                        | (eos if d == 0 and t > 0 else 0))
             assert want == expected, (t, d, want)
         assert (tgt[len(letters) + 1:] == IGNORE).all()
     stream = data.stream(np.random.default_rng(1), 16, train_ns)

@@ -9,15 +9,15 @@ standard library only (``urllib``; threads for the concurrency limit).
   there only generation is possible.
 * Log-likelihood by next-token alternatives (``"loglik": "next_token"``, for servers whose
   echoed log-probabilities are missing or wrong - llama-cpp-python's are those of each
-  token *after* reading it, abetlen/llama-cpp-python issue 1983; llama.cpp's own server
-  returns none for the prompt, ggml-org/llama.cpp issue 27174): the context alone with
-  ``max_tokens: 1, logprobs: top_logprobs``; the continuation's next piece is the longest
-  alternative in ``top_logprobs`` that it starts with, its log-probability is added, and
-  the piece is appended to the prompt for the next request, until the continuation is
-  spent (one request per answer token; a piece outside the alternatives is an error that
-  says to raise ``top_logprobs``). Exact for one-token answers (" 0", " 1"); for longer
-  ones the server tokenizes each extended prompt anew, which can split differently from a
-  joint tokenization.
+  token *after* reading it, abetlen/llama-cpp-python issue 1983; llama.cpp's own server is
+  reported to return none for the prompt, ggml-org/llama.cpp issue 27174): the context
+  alone with ``max_tokens: 1, logprobs: top_logprobs``; the continuation's next piece is
+  the longest alternative in ``top_logprobs`` that it starts with, its log-probability is
+  added, and the piece is appended to the prompt for the next request, until the
+  continuation is spent (one request per answer token; a piece outside the alternatives
+  is an error that says to raise ``top_logprobs``). Exact for one-token answers (" 0",
+  " 1"); for longer ones the server tokenizes each extended prompt anew, which can split
+  differently from a joint tokenization.
 * Generation: ``temperature: 0``, ``max_tokens``, ``stop`` (the first four stop sequences,
   the API's limit; the text is cut at every stop sequence here as well).
 * Robustness: each request has a timeout (``timeout``, default 60 s, for the whole

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from ...errors import ConfigError
 
-INSTALL = ("pip install 'llama-cpp-python[server]' (it builds llama.cpp from source: a C++ "
-           "compiler and cmake, about 15-30 minutes on 2 cores)")
+INSTALL = ("pip install 'llama-cpp-python[server]' (it builds llama.cpp from source with a "
+           "C++ compiler and cmake: tens of minutes on 2 cores)")
 
 
 def available() -> str | None:

@@ -12,8 +12,8 @@ entries give ``base_url``, ``model``, ``mode`` (``completions`` or ``chat``) and
 ``api_key_env`` (the *name* of the environment variable holding the key), ``timeout``,
 ``max_retries``, ``concurrency``, ``loglik`` (``echo``, the default, or ``next_token`` for
 servers whose echoed prompt log-probabilities are wrong, such as llama-cpp-python's) and
-``top_logprobs`` (alternatives asked for under ``next_token``, default 20). Both take ``context`` (tokens), ``chat`` (apply the chat
-template) and ``batch_size``.
+``top_logprobs`` (alternatives asked for under ``next_token``, default 20). Both take
+``context`` (tokens), ``chat`` (apply the chat template) and ``batch_size``.
 
 Every field is checked when an entry is built (from a file, a stored run spec or
 ``ModelConfig(...)`` directly): its type, its range (:data:`INT_RANGES`, ``timeout`` a

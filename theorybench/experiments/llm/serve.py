@@ -75,7 +75,8 @@ class ModelServer:
                 # it adds to the prompt (its leading space included, as BPE servers do)
                 ids = list(m.tok(prompt)["input_ids"])
                 with torch.inference_mode():
-                    logp = torch.log_softmax(m.model(torch.tensor([ids])).logits[0, -1].double(), -1)
+                    logits = m.model(torch.tensor([ids])).logits[0, -1]
+                    logp = torch.log_softmax(logits.double(), -1)
                 base = m.tok.decode(ids)
                 top = {}
                 for t in logp.topk(min(int(body["logprobs"]), logp.numel())).indices.tolist():
