@@ -167,6 +167,10 @@ _PROTOCOL_NOTES = {
         "the authors' repository (commit b39b743) has no Dyck-1 generator (its "
         "formal_lang_suite configurations are the regular languages), so how their Dyck-1 "
         "strings were drawn is not known here; " + _UNIFORM_DYCK,),
+    ("huang2025", "binary_majority_interleave"): (
+        "the authors' run summaries name the task bin_majority_interleave_sep, a variant "
+        "whose format their training script at commit 790f068 does not show (its "
+        "interleaved task has no separators, as ours)",),
     ("bhattamishra2020", "Dyck-1"): (
         "the authors draw Dyck-1 strings from a grammar, S -> ( S ) with p = 0.5, S S with "
         "q = 0.25, else empty, rejecting those over the length window "

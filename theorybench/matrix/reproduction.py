@@ -143,7 +143,8 @@ def markdown(table: dict) -> str:
              f"beyond the training lengths. Ours is the mean over the seeds that fitted the "
              f"training lengths (accuracy >= {100 * table['fit_accuracy']:.0f} % there); a "
              f"row with no fitted seed does not generalize. Accuracies are per string "
-             f"(every next-symbol set right), in percent, per bin.", ""]
+             f"(a language: every next-symbol set right; an algorithmic task: every answer "
+             f"token right), in percent, per bin.", ""]
     if table.get("agreement") is not None:
         lines += [f"**Agreement with the published reading: {table['agree']} of "
                   f"{table['compared']} rows run ({100 * table['agreement']:.0f} %).** "
