@@ -193,7 +193,8 @@ _ANSWER_NOTE = ("a task file with an answer after the separator \"|\" (answer-on
                 "at most 50 tokens hold at most 49 before it (the authors' 50) and each test "
                 "bin is shifted by one token; no <bos> token")
 
-#: How Huang et al.'s runs were trained, per kind of row (their files at commit 24c8c29).
+#: How Huang et al.'s runs were trained, per kind of row (their formal-language files at
+#: commit 24c8c29, the algorithmic ones at 790f068).
 _HUANG_BUDGET = {
     LANGUAGE: ("the authors' formal-language runs (formal_lang_suite/train_with_ce.py, "
                "experiments/*.yaml) trained 100 epochs over a fixed set of about 200 strings "

@@ -217,7 +217,7 @@ def disagreement(cells: dict[str, str]) -> tuple[int, list[tuple[str, str]]]:
 
 
 def profile(c: Candidate) -> tuple[tuple[str, str], ...]:
-    """A candidate's verdict profile: every column's verdict, in column order."""
+    """A candidate's verdict profile: every column's verdict, by column name."""
     return tuple(sorted(c.cells.items()))
 
 
