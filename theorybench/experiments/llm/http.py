@@ -220,12 +220,7 @@ class HTTPModel:
                 if val is None:
                     raise BackendError(f"model {self.config.name}: no log-probability for "
                                        f"the answer token {tok!r}")
-                if isinstance(val, bool) or not isinstance(val, (int, float)) or \
-                        not math.isfinite(val) or val > 1e-6:
-                    raise BackendError(f"model {self.config.name}: the log-probability "
-                                       f"{val!r} of the answer token {tok!r} is not a "
-                                       "finite number <= 0")
-                score += val
+                score += self._logprob(val, tok)
                 seen += 1
                 if isinstance(top, dict) and top:
                     greedy = greedy and max(top, key=top.get) == tok
@@ -235,6 +230,15 @@ class HTTPModel:
             return score, greedy
 
         return self._map(one, list(requests))
+
+    def _logprob(self, val, token: str) -> float:
+        """A server's log-probability of an answer token, refused unless a finite number
+        <= 0 (a little above 0 is rounding)."""
+        if isinstance(val, bool) or not isinstance(val, (int, float)) or \
+                not math.isfinite(val) or val > 1e-6:
+            raise BackendError(f"model {self.config.name}: the log-probability {val!r} of "
+                               f"the answer token {token!r} is not a finite number <= 0")
+        return float(val)
 
     def _next_token_score(self, req) -> tuple[float, bool]:
         ctx, cont = req
@@ -260,12 +264,7 @@ class HTTPModel:
                                    f"\"top_logprobs\" in the model entry")
             piece = max(pieces, key=len)
             val = top[piece]
-            if isinstance(val, bool) or not isinstance(val, (int, float)) or \
-                    not math.isfinite(val) or val > 1e-6:
-                raise BackendError(f"model {self.config.name}: the log-probability {val!r} "
-                                   f"of the answer token {piece!r} is not a finite number "
-                                   "<= 0")
-            score += val
+            score += self._logprob(val, piece)
             greedy = greedy and all(v <= val for v in top.values()
                                     if isinstance(v, (int, float)))
             prompt, rest = prompt + piece, rest[len(piece):]
