@@ -2,6 +2,11 @@
 embedded SmolLM2-135M GGUF, beside the same model scored in process (transformers, the
 GGUF dequantised to float32).
 
+Two servings, each reported on its own (``--weights``): ``quantised``, the Q4_1 file as it
+ships (llama.cpp's quantised kernels, f16 attention cache), and ``float32``, the same
+weights dequantised into a float32 GGUF (``llamacpp.float32_gguf``, written to a temporary
+folder) with a float32 attention cache - the numbers the in-process backend computes with.
+
     pip install 'llama-cpp-python[server]'     # builds llama.cpp from source
     python benchmarks/bench_llama_server.py                     # 3 tasks x 100 prompts
     python benchmarks/bench_llama_server.py --count 20 --tasks majority
@@ -23,41 +28,21 @@ import argparse
 import json
 import statistics
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--tasks", default="majority:5,parity:4,index:8",
-                    help="task:n pairs, comma separated (default majority:5,parity:4,index:8)")
-    ap.add_argument("--count", type=int, default=100, help="prompts per task (default 100)")
-    ap.add_argument("--k", type=int, default=8, help="examples per prompt (default 8)")
-    ap.add_argument("--threads", type=int, default=1)
-    args = ap.parse_args(argv)
-
-    import torch
-
-    from theorybench.experiments.llm import llamacpp
+def _measure(args, llamacpp, local, local_cfg, path, kv, cache: dict) -> dict:
+    """One serving of ``path`` against the in-process results (computed once, in ``cache``)."""
     from theorybench.experiments.llm.evaluate import LLMSpec, evaluate_llm
     from theorybench.experiments.llm.http import HTTPModel
-    from theorybench.experiments.llm.local import LocalModel
-    from theorybench.experiments.llm.models import load_models, model_from_dict, resolve_path
+    from theorybench.experiments.llm.models import model_from_dict
 
-    why = llamacpp.available()
-    if why:
-        print(json.dumps({"skipped": why}))
-        return 1
-    torch.set_num_threads(args.threads)
-    local_cfg = load_models()["smollm2-135m-instruct"]
-    gguf = resolve_path(local_cfg.gguf)
+    res = {"gguf": str(path), "kv_cache": kv, "tasks": {}}
     t = time.perf_counter()
-    local = LocalModel.load(local_cfg)
-    load_local = time.perf_counter() - t
-    out = {"model": local_cfg.name, "gguf": str(gguf), "threads": args.threads,
-           "local_load_s": round(load_local, 1), "tasks": {}}
-    t = time.perf_counter()
-    with llamacpp.LlamaCppServer(gguf, threads=args.threads) as server:
-        out["server_start_s"] = round(time.perf_counter() - t, 1)
+    with llamacpp.LlamaCppServer(path, threads=args.threads, kv_cache=kv) as server:
+        res["server_start_s"] = round(time.perf_counter() - t, 1)
         http_cfg = model_from_dict(server.model_entry("smollm2-llama-server"))
         remote = HTTPModel(http_cfg)
         same = total = 0
@@ -66,7 +51,9 @@ def main(argv=None) -> int:
             task, n = item.split(":")
             spec = dict(task=task, n=int(n), k=args.k, count=args.count)
             a = evaluate_llm(LLMSpec(model=http_cfg, **spec), backend=remote)
-            b = evaluate_llm(LLMSpec(model=local_cfg, **spec), backend=local)
+            if item not in cache:
+                cache[item] = evaluate_llm(LLMSpec(model=local_cfg, **spec), backend=local)
+            b = cache[item]
             agree = sum(x["answer"] == y["answer"] for x, y in zip(a["records"], b["records"]))
             d = [abs(x["scores"][c] - y["scores"][c])
                  for x, y in zip(a["records"], b["records"]) for c in x["choices"]]
@@ -80,7 +67,7 @@ def main(argv=None) -> int:
             clear = [(x["answer"] == y["answer"]) for x, y in zip(a["records"], b["records"])
                      if margin(y) > max(d)]
             same, total, diffs = same + agree, total + len(a["records"]), diffs + d
-            out["tasks"][item] = {
+            res["tasks"][item] = {
                 "prompts": len(a["records"]), "same_answer": agree,
                 "max_abs_loglik_diff": round(max(d), 4),
                 "median_abs_loglik_diff": round(statistics.median(d), 4),
@@ -90,11 +77,55 @@ def main(argv=None) -> int:
                 "accuracy_in_process": b["metrics"]["accuracy"],
                 "prompts_per_s_server": round(a["metrics"]["prompts_per_s"], 2),
                 "prompts_per_s_in_process": round(b["metrics"]["prompts_per_s"], 2)}
-            print(f"{item}: {agree}/{len(a['records'])} same answer, max |d loglik| "
+            print(f"{path.name} {item}: {agree}/{len(a['records'])} same answer, max |d loglik| "
                   f"{max(d):.4f}", file=sys.stderr, flush=True)
-    out["same_answer"] = f"{same}/{total}"
-    out["agreement"] = round(same / total, 4)
-    out["max_abs_loglik_diff"] = round(max(diffs), 4)
+    res["same_answer"] = f"{same}/{total}"
+    res["agreement"] = round(same / total, 4)
+    res["max_abs_loglik_diff"] = round(max(diffs), 4)
+    res["median_abs_loglik_diff"] = round(statistics.median(diffs), 4)
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tasks", default="majority:5,parity:4,index:8",
+                    help="task:n pairs, comma separated (default majority:5,parity:4,index:8)")
+    ap.add_argument("--count", type=int, default=100, help="prompts per task (default 100)")
+    ap.add_argument("--k", type=int, default=8, help="examples per prompt (default 8)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--weights", choices=("quantised", "float32", "both"), default="both",
+                    help="which serving to measure (default both)")
+    args = ap.parse_args(argv)
+
+    import torch
+
+    from theorybench.experiments.llm import llamacpp
+    from theorybench.experiments.llm.local import LocalModel
+    from theorybench.experiments.llm.models import load_models, resolve_path
+
+    why = llamacpp.available()
+    if why:
+        print(json.dumps({"skipped": why}))
+        return 1
+    torch.set_num_threads(args.threads)
+    local_cfg = load_models()["smollm2-135m-instruct"]
+    gguf = resolve_path(local_cfg.gguf)
+    t = time.perf_counter()
+    local = LocalModel.load(local_cfg)
+    load_local = time.perf_counter() - t
+    out = {"model": local_cfg.name, "gguf": str(gguf), "threads": args.threads,
+           "local_load_s": round(load_local, 1)}
+    servings = ("quantised", "float32") if args.weights == "both" else (args.weights,)
+    cache: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for serving in servings:
+            path, kv = gguf, "f16"
+            if serving == "float32":
+                t = time.perf_counter()
+                path = llamacpp.float32_gguf(gguf, Path(tmp) / "model-f32.gguf")
+                kv = "f32"
+                out["float32_gguf_write_s"] = round(time.perf_counter() - t, 1)
+            out[serving] = _measure(args, llamacpp, local, local_cfg, path, kv, cache)
     print(json.dumps(out, indent=1))
     return 0
 
