@@ -201,3 +201,36 @@ def test_reproduce_refuses_bad_arguments(capsys):
     assert "name a paper" in capsys.readouterr().err
     assert main(["reproduce", "huang2025", "--protocol", "huang2025"]) == 2
     assert "--protocol goes with --task" in capsys.readouterr().err
+
+
+def test_rows_and_train_through_select_and_retrain_without_touching_the_full_table(
+        tmp_path, capsys):
+    planned = rep.plan("huang2025", "quick", rows=["dyck1", "d-3/nope"], train_through=True)
+    run = {p.row.row_id for p in planned if p.specs}
+    assert run == {"dyck1 / learned_offsets", "dyck1 / nope", "d-3 / nope"}
+    assert all(p.skipped for p in planned if not p.specs)
+    assert sum("not selected by --rows" in (p.skipped or "") for p in planned) > 40
+    for p in planned:
+        for s in p.specs:   # no early stop: one check, at the last step
+            assert s.training.eval_every == s.training.steps == rep.BUDGETS["quick"].steps
+        assert not p.specs or any("trained through" in n for n in p.notes)
+    usual = {p.row.row_id: p.specs for p in rep.plan("huang2025", "quick")}
+    # a trained-through run is another run in the store, not the early-stopped one
+    assert all(s.key != u.key for p in planned for s, u in zip(p.specs, usual[p.row.row_id]))
+    with pytest.raises(Exception, match="no row named 'dyck2'.*dyck1"):
+        rep.plan("huang2025", "quick", rows=["dyck2"])
+    # the command: its own file names, so the paper's full table is never replaced
+    out = tmp_path / "out"
+    args = ["reproduce", "huang2025", "--rows", "tomita1/nope", "--train-through",
+            "--budget", "smoke", "--out", str(out), "--db", str(tmp_path / "r.sqlite"),
+            "--executor", "inprocess"]
+    assert main(args) == 0
+    assert sorted(f.name for f in out.iterdir()) == ["huang2025-rows-through.json",
+                                                     "huang2025-rows-through.md"]
+    table = json.loads((out / "huang2025-rows-through.json").read_text())
+    assert [(r["task"], r["encoding"]) for r in table["rows"] if r["status"] == "run"] \
+        == [("tomita1", "nope")]
+    assert any("trained through" in n for r in table["rows"] for n in r["notes"])
+    capsys.readouterr()
+    assert main(["reproduce", "huang2025", "--rows", " , ", "--dry-run"]) == 2
+    assert "--rows is empty" in capsys.readouterr().err

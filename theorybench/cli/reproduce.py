@@ -41,6 +41,13 @@ def register(sub) -> None:
                         f"(default {DEFAULT_OUT})")
     p.add_argument("--seeds", nargs="+", type=parse_seed, default=None, metavar="SEED",
                    help="seeds (default: the budget's)")
+    p.add_argument("--rows", default=None, metavar="ROW[,ROW...]",
+                   help="run only these rows: a task name (both encodings) or task/encoding, "
+                        "comma separated (e.g. dyck1,d-3/nope); the others are listed as not "
+                        "selected")
+    p.add_argument("--train-through", action="store_true",
+                   help="no early stop: every run trains the budget's steps, its fit checked "
+                        "at the end (to see whether training on after the fit changes a row)")
     p.add_argument("--executor", default="auto", help="auto (default), inprocess, pool, ray")
     p.add_argument("--workers", type=int, default=None, help="parallel runs")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
@@ -97,10 +104,16 @@ def cmd_reproduce(args) -> int:
     protocol = get_protocol(paper)
     name = paper if args.task is None else \
         f"{paper}-{os.path.splitext(os.path.basename(args.task))[0]}"
+    # a partial or trained-through table is not the paper's table: its own file names, so
+    # it never replaces the full one
+    name += ("-rows" if args.rows else "") + ("-through" if args.train_through else "")
     db = args.db or f"reproduce-{name}.sqlite"
     _check_outputs(args, name, db)  # before the task file is even loaded
+    wanted = [w.strip() for w in args.rows.split(",") if w.strip()] if args.rows else None
+    if args.rows is not None and not wanted:
+        raise ConfigError("--rows is empty; name rows such as dyck1 or d-3/nope")
     planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
-                       seeds=args.seeds)
+                       seeds=args.seeds, rows=wanted, train_through=args.train_through)
     runs = sum(len(p.specs) for p in planned)
     if args.dry_run:
         rows = [{"row": p.row.row_id, "runs": len(p.specs), "model": p.size or None,

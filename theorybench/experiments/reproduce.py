@@ -138,13 +138,41 @@ def user_rows(task_file: str, protocol: Protocol) -> list[PublishedRow]:
             for e in encodings]
 
 
+def select_rows(rows: Sequence[PublishedRow], wanted: Sequence[str]) -> set:
+    """The row ids ``wanted`` names: a task name (both encodings) or ``task/encoding``.
+    An unknown name is an error that lists the known ones."""
+    known = {}
+    for r in rows:
+        known.setdefault(r.name, set()).add(r.row_id)
+        known.setdefault(f"{r.name}/{r.encoding}", set()).add(r.row_id)
+    picked, bad = set(), []
+    for w in wanted:
+        if w in known:
+            picked |= known[w]
+        else:
+            bad.append(w)
+    if bad:
+        names = sorted({r.name for r in rows})
+        raise ConfigError(f"--rows: no row named {', '.join(map(repr, bad))}; name a task "
+                          f"(both encodings) or task/encoding, one of: {', '.join(names)}")
+    return picked
+
+
 def plan(paper: str, budget: str = "quick", task_file: str | None = None,
-         protocol: str | None = None, seeds: Sequence[int] | None = None) -> list[PlannedRow]:
+         protocol: str | None = None, seeds: Sequence[int] | None = None,
+         rows: Sequence[str] | None = None, train_through: bool = False) -> list[PlannedRow]:
     """Every row of ``paper`` (or, with ``task_file``, the user's language under
-    ``protocol``), with its run specs or the reason it is not run."""
+    ``protocol``), with its run specs or the reason it is not run.
+
+    ``rows`` keeps only the rows it names (see :func:`select_rows`; the others are listed
+    as not selected); ``train_through`` turns the early stop off: every run trains the
+    budget's steps and its fit is checked once, at the end (a run of another key, so the
+    store keeps both)."""
     bud = get_budget(budget)
     proto = get_protocol(protocol or paper)
-    rows = user_rows(task_file, proto) if task_file else published_rows(paper)
+    all_rows = user_rows(task_file, proto) if task_file else published_rows(paper)
+    chosen = select_rows(all_rows, rows) if rows else None
+    rows = all_rows
     seed_list = list(seeds) if seeds else list(proto.seeds[: bud.seeds] if bud.seeds
                                                else proto.seeds)
     out = []
@@ -153,6 +181,9 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
         out.append(planned)
         if row.unavailable:
             planned.skipped = f"not run: {row.unavailable}"
+            continue
+        if chosen is not None and row.row_id not in chosen:
+            planned.skipped = "not run: not selected by --rows"
             continue
         size, lr = RECORDED.get((proto.name, row.name, row.encoding)) or RECORDED.get(
             (proto.name, row.name), (DEFAULT_SIZE.get(proto.name, bud.language_size),
@@ -170,7 +201,8 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
         task, params = resolve_task(row.task)
         lo, hi = proto.train_lengths
         training = TrainingConfig(steps=bud.steps, batch_size=proto.batch_size or 64, lr=lr,
-                                  warmup=min(100, bud.steps // 10), eval_every=bud.eval_every,
+                                  warmup=min(100, bud.steps // 10),
+                                  eval_every=bud.steps if train_through else bud.eval_every,
                                   eval_count=bud.eval_count, target=proto.fit_accuracy,
                                   final_eval_count=bud.final_eval_count, schedule="linear")
         specs = []
@@ -181,6 +213,9 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                  seed=int(seed), objective=planned.objective,
                                  sampler=row.sampler))
         planned.specs = tuple(specs)
+        if train_through:
+            planned.notes.append(f"trained through: every run takes all {bud.steps:,} steps "
+                                 f"(no early stop; the fit is checked once, at the end)")
         if lo > 1:
             planned.notes.append(f"training lengths 1..{hi} (the protocol's are {lo}..{hi}: "
                                  f"the harness trains every length up to the longest)")

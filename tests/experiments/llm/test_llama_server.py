@@ -62,3 +62,31 @@ def test_the_same_prompts_get_the_same_answers(both):
     same = sum(x["answer"] == y["answer"] for x, y in zip(a["records"], b["records"]))
     assert same >= 23, (same, [(x["scores"], y["scores"]) for x, y in
                                zip(a["records"], b["records"]) if x["answer"] != y["answer"]])
+
+
+def test_served_at_float32_the_server_computes_what_the_process_does(both, tmp_path):
+    """The same weights dequantised into a float32 GGUF, with a float32 attention cache:
+    llama.cpp and transformers then compute in the same number type, so the answers agree
+    on every prompt and the log-likelihoods to float32 rounding."""
+    from theorybench.experiments.llm import llamacpp
+    from theorybench.experiments.llm.evaluate import LLMSpec, evaluate_llm
+    from theorybench.experiments.llm.http import HTTPModel
+    from theorybench.experiments.llm.models import model_from_dict
+
+    _, local = both
+    path = llamacpp.float32_gguf(_gguf(), tmp_path / "f32.gguf")
+    with llamacpp.LlamaCppServer(path, threads=1, kv_cache="f32") as server:
+        remote = HTTPModel(model_from_dict(server.model_entry("smollm2-f32")))
+        spec = dict(task="majority", n=5, k=4, count=24)
+        a = evaluate_llm(LLMSpec(model=remote.config, **spec), backend=remote)
+    b = evaluate_llm(LLMSpec(model=local.config, **spec), backend=local)
+    assert [x["answer"] for x in a["records"]] == [y["answer"] for y in b["records"]]
+    diff = max(abs(x["scores"][c] - y["scores"][c])
+               for x, y in zip(a["records"], b["records"]) for c in x["choices"])
+    assert diff < 1e-2, diff
+
+
+def _gguf():
+    from theorybench.experiments.llm.models import load_models, resolve_path
+
+    return resolve_path(load_models()["smollm2-135m-instruct"].gguf)
