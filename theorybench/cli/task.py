@@ -15,7 +15,7 @@ from .common import int_arg, parse_seed
 def register(sub) -> None:
     p = sub.add_parser("task", help="work with task files (your own tasks)",
                        description="Work with task files: a Python file with NAME, ALPHABET, "
-                       "LENGTHS and label(x) (or REGEX or DFA), or a .cr/.br program whose "
+                       "LENGTHS and label(x) (or REGEX, DFA or COUNTER), or a .cr/.br program whose "
                        "language is the task; see docs/extending.md.")
     inner = p.add_subparsers(dest="task_command", metavar="SUBCOMMAND", required=True)
     c = inner.add_parser("check", help="validate a task file",

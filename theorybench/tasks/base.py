@@ -332,7 +332,7 @@ class Task:
     def no_oracle_reason(self) -> str:
         return ("its label is a function of whole inputs, with no automaton or counter "
                 "from which the symbols that can extend a prefix follow; give the task as a "
-                "REGEX or DFA task file to train it under the next-symbol objective")
+                "REGEX, DFA or COUNTER task file to train it under the next-symbol objective")
 
     def language_lengths(self, max_len: int) -> list[int]:
         """The valid n in [0, max_len] with the other parameters of this instance."""

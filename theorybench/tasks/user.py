@@ -9,7 +9,10 @@ The contract (docs/extending.md, "Bring your own task")::
         return x[:, 0] == x[:, -1]  # -> (count,) of 0/1 or bool
 
 or ``REGEX = "..."`` (full match, single-character tokens) or ``DFA = {"start": ...,
-"accept": [...], "delta": {state: {symbol: state}}}`` instead of ``label``. Optional:
+"accept": [...], "delta": {state: {symbol: state}}}`` or ``COUNTER = {"start": ..., "accept":
+[...], "init": (counters...), "delta": {state: {symbol: (state, increments)}}}`` (a
+deterministic counter automaton, :mod:`.counter`: a^n b^n, shuffles of Dyck-1, ...) instead
+of ``label``. Optional:
 ``sample(rng, count, n)``, ``oracle(x)``, ``DESCRIPTION``, ``PARAMS`` (``{"k": (lo, hi)}``
 or ``(lo, hi, default)``: integer parameters, passed to label/oracle/sample as keywords),
 ``OUTPUT = "per_position"`` (a label per position: label returns (count, n)), or
@@ -45,10 +48,11 @@ from .user_checks import LIMIT_ENV, Overtime, call_limit_s, time_limit
 from .user_family import USER_KIND, FileTask, build_family
 from .user_program import (MAX_BYTES, PROGRAM_SUFFIXES, FileSource, attach_artifacts,
                            load_program_family)
+from . import counter as counter_machines
 from .user_regular import RegularError, from_dict, from_regex
 
 REQUIRED = ("NAME", "ALPHABET", "LENGTHS")
-DEFINITIONS = ("label", "REGEX", "DFA")
+DEFINITIONS = ("label", "REGEX", "DFA", "COUNTER")
 #: CRASP / BRASP: a program for the task (program text, or a path beside the file); CIRCUIT,
 #: MPC, BAPO: a circuit family, an MPC algorithm, a BAPO protocol maker; each checked against
 #: label before any rule uses it (:mod:`.user_artifacts`, :mod:`.user_models`).
@@ -223,12 +227,17 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
         hint = f" (did you mean {close[0]}? rename it to label)" if close else ""
         raise src.error(close[0] if close else None,
                         f"the task file defines no task: give def label(x){hint}, or "
-                        "REGEX = \"...\", or DFA = {...}")
+                        "REGEX = \"...\", or DFA = {...}, or COUNTER = {...}")
     if len(given) > 1:
         raise src.error(given[1], f"the task file gives both {given[0]} and {given[1]}; keep "
                         "one (put an independent reference in oracle(x) instead)")
-    table = None
-    if given[0] != "label":
+    table = machine = None
+    if given[0] == "COUNTER":
+        try:
+            machine = counter_machines.from_dict(module.COUNTER, alphabet)
+        except counter_machines.CounterError as exc:
+            raise src.error("COUNTER", str(exc)) from None
+    elif given[0] != "label":
         try:
             table = (from_regex if given[0] == "REGEX" else from_dict)(
                 getattr(module, given[0]), alphabet)
@@ -240,11 +249,11 @@ def load_family(path: str | pathlib.Path) -> type[Task]:
         raise src.error("OUTPUT", f'OUTPUT must be "final" (one label per input, the '
                         f'default), "per_position" (a label per position) or "answer" (a '
                         f'sequence of ANSWER tokens after the input), not {output!r}')
-    if output != "final" and table is not None:
+    if output != "final" and (table is not None or machine is not None):
         raise src.error("OUTPUT", f"a {given[0]} gives one label per input; OUTPUT = "
                         f'"{output}" needs label(x) returning '
                         + ("(count, n)" if output == "per_position" else "(count, m)"))
-    extra = {}
+    extra = {"counter": machine} if machine is not None else {}
     if output == "answer":
         extra["label_vocab"] = _answer_tokens(src, getattr(module, "ANSWER", None))
     elif hasattr(module, "ANSWER"):

@@ -11,9 +11,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..errors import TaskFileError, TaskParameterError
+from ..errors import NoPrefixOracle, TaskFileError, TaskParameterError
+from . import counter as counter_machines
 from .balance import balanced_choice, rejection_balance
 from .base import Batch, Param, Task
+from .prefix import lengths_mask
 from .user_checks import call_user, check_labels, smoke_check
 from .user_regular import Table
 
@@ -32,6 +34,8 @@ class FileTask(Task):
     lengths: tuple[int, int] = (1, 1)
     source: Any  # the file's text, digest and lines (user._Source)
     table: Table | None = None
+    #: a COUNTER file's machine (:class:`.counter.CounterAutomaton`)
+    counter: Any = None
     definition = "label"
     #: SHA-256 of the file's bytes: with the name, the task's identity for caches and runs.
     definition_digest = ""
@@ -70,6 +74,8 @@ class FileTask(Task):
         x = np.atleast_2d(np.asarray(tokens, dtype=np.int64))
         if self.table is not None:
             return self.table.run(x)
+        if self.counter is not None:
+            return self.counter.run(x)
         y = call_user(self, "label", self._label_fn, _read_only(x), **self.extra)
         y = check_labels(self, y, x, "label")
         if self.output == "answer":
@@ -100,6 +106,10 @@ class FileTask(Task):
                     q = dfa["delta"][q][self.alphabet[t]]
                 out.append(int(q in dfa["accept"]))
             return np.array(out, dtype=np.int64)
+        if self.definition == "COUNTER":  # the dict read symbol by symbol
+            return np.array([counter_machines.reference_member(
+                self.module.COUNTER, self.alphabet, [self.alphabet[t] for t in row])
+                for row in x], dtype=np.int64)
         raise NotImplementedError(f"task file {self.origin} gives no oracle(x)")
 
     def output_mask(self, tokens):
@@ -110,14 +120,20 @@ class FileTask(Task):
             return None
         return self.table.delta, self.table.accept, self.table.start
 
+    def prefix_oracle(self, max_len: int):
+        if self.counter is not None:
+            return counter_machines.CounterOracle(
+                self.counter, lengths_mask(self.language_lengths(max_len), max_len))
+        return super().prefix_oracle(max_len)
+
     def no_oracle_reason(self) -> str:
         if getattr(self, "program", None) is not None:
             return (f"{self.origin} defines its language by a program, whose prefixes' "
                     "extensions the toolkit cannot enumerate at every length; give the "
-                    "language as a REGEX or DFA task file to train it that way")
+                    "language as a REGEX, DFA or COUNTER task file to train it that way")
         return (f"{self.origin} defines its language by label(x); the symbols that can "
-                "extend a prefix would need a search over every completion. Give a REGEX "
-                "or DFA instead (docs/extending.md, 'Bring your own task')")
+                "extend a prefix would need a search over every completion. Give a REGEX, "
+                "DFA or COUNTER instead (docs/extending.md, 'Bring your own task')")
 
     def share_of_ones(self) -> float:
         """The share of label 1 under uniform inputs: exact when there are at most 2^16
@@ -151,6 +167,15 @@ class FileTask(Task):
             return x.astype(np.int64)
         if self.output != "final":
             return rng.integers(0, k, size=(count, n), dtype=np.int64)
+        if self.counter is not None:
+            # members are rare among uniform words (a^n b^n: one of 2^n): half the rows are
+            # members drawn uniformly through the prefix oracle, half uniform words
+            x = rng.integers(0, k, size=(count, n), dtype=np.int64)
+            oracle = self.prefix_oracle(n)
+            if oracle.has_members(n):
+                pick = balanced_choice(rng, count) == 1
+                x[pick] = oracle.members(rng, int(pick.sum()), n)
+            return x
         if self.table is not None:
             p1 = float(self.table.accept_probability(n)[n, self.table.start])
             if 0 < p1 < 1 and min(p1, 1 - p1) < RARE:
@@ -269,6 +294,8 @@ def build_family(src: Any, name: str, alphabet: tuple[str, ...], lengths: tuple[
                         f"no n in LENGTHS {lo}..{hi} is valid; widen LENGTHS or fix VALID")
     if table is not None:
         _one_class(src, definition, table, ns, (lo, hi))
+    if cls.counter is not None:
+        _has_members(src, cls, ns)
     small = [n for n in ns if len(alphabet) ** n <= 1 << 16 and n >= min(4, ns[-1])] or ns[:1]
     pick = np.unique(np.linspace(0, len(small) - 1, min(6, len(small))).round().astype(int))
     cls.analysis_ns = tuple(small[i] for i in pick)
@@ -295,6 +322,20 @@ def _one_class(src: Any, definition: str, table: Any, ns: list[int],
         raise src.error(definition, f"{definition} {verb} {which} of any length n in "
                         f"{span}: every label would be {label}, a task with one class; fix "
                         f"the {what}")
+
+
+def _has_members(src: Any, cls: Any, ns: list[int]) -> None:
+    """Refuse a COUNTER that accepts no word at any valid n up to 64 (a task whose label
+    is always 0), and one too big for its prefix oracle, before any work."""
+    top = [n for n in ns if n <= 64] or ns[:1]
+    try:
+        oracle = counter_machines.CounterOracle(cls.counter, lengths_mask(top, top[-1]))
+    except NoPrefixOracle as exc:
+        raise src.error("COUNTER", f"COUNTER: {exc}") from None
+    if not any(oracle.has_members(n) for n in top):
+        raise src.error("COUNTER", f"COUNTER accepts no word of any valid length "
+                        f"{top[0]}..{top[-1]}: every label would be 0; check its accepting "
+                        "states, init and increments (a member ends with every counter at 0)")
 
 
 def check_definition(cls: Any, digest: str | None) -> None:
