@@ -69,8 +69,8 @@ def _measure(args, llamacpp, local, local_cfg, path, kv, cache: dict) -> dict:
             same, total, diffs = same + agree, total + len(a["records"]), diffs + d
             res["tasks"][item] = {
                 "prompts": len(a["records"]), "same_answer": agree,
-                "max_abs_loglik_diff": round(max(d), 4),
-                "median_abs_loglik_diff": round(statistics.median(d), 4),
+                "max_abs_loglik_diff": float(f"{max(d):.3g}"),
+                "median_abs_loglik_diff": float(f"{statistics.median(d):.3g}"),
                 "largest_margin_of_a_flipped_prompt": round(max(flipped), 4) if flipped else None,
                 "same_answer_where_margin_exceeds_max_diff": f"{sum(clear)}/{len(clear)}",
                 "accuracy_server": a["metrics"]["accuracy"],
@@ -81,8 +81,8 @@ def _measure(args, llamacpp, local, local_cfg, path, kv, cache: dict) -> dict:
                   f"{max(d):.4f}", file=sys.stderr, flush=True)
     res["same_answer"] = f"{same}/{total}"
     res["agreement"] = round(same / total, 4)
-    res["max_abs_loglik_diff"] = round(max(diffs), 4)
-    res["median_abs_loglik_diff"] = round(statistics.median(diffs), 4)
+    res["max_abs_loglik_diff"] = float(f"{max(diffs):.3g}")
+    res["median_abs_loglik_diff"] = float(f"{statistics.median(diffs):.3g}")
     return res
 
 
