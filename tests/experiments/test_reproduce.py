@@ -48,6 +48,33 @@ def _d(n):
     return lambda w: member(w, n)
 
 
+def _counted(w, letters):
+    k = len(w) // len(letters)
+    return k > 0 and w == "".join(c * k for c in letters)
+
+
+def _balanced(w, pair):
+    depth = 0
+    for c in w:
+        depth += (c == pair[0]) - (c == pair[1])
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _expression_end(w, i):
+    # where the prefix-notation expression starting at i ends (None: it does not)
+    if i >= len(w):
+        return None
+    arity = {"0": 0, "1": 0, "~": 1, "+": 2, ">": 3}[w[i]]
+    j = i + 1
+    for _ in range(arity):
+        j = _expression_end(w, j)
+        if j is None:
+            return None
+    return j
+
+
 # independent definitions (Python, no automata code) of every shipped language
 ORACLES = {
     "tomita1": lambda w: set(w) <= {"1"},
@@ -66,6 +93,10 @@ ORACLES = {
     "ab_d_bc": lambda w: w.count("d") >= 1 and set(w[:w.rfind("d")]) <= {"a", "b"}
     and set(w[w.rfind("d") + 1:]) <= {"b", "c"} and "d" not in w[:w.rfind("d")],
     "zot_z_t": lambda w: "0" in w and set(w[w.rfind("0") + 1:]) <= {"2"},
+    "anbn": lambda w: _counted(w, "ab"), "anbncn": lambda w: _counted(w, "abc"),
+    "anbncndn": lambda w: _counted(w, "abcd"),
+    "shuffle2": lambda w: _balanced(w, "()") and _balanced(w, "[]"),
+    "bool3": lambda w: _expression_end(w, 0) == len(w),
 }
 
 

@@ -69,8 +69,11 @@ class PublishedRow:
         return f"{self.name} / {self.encoding}"
 
 
-_NO_COUNTER = ("a counter language outside the toolkit's task suite (no task or prefix "
-               "oracle for it yet)")
+_NO_BOOL5 = ("no definition of Boolean-5 is in the authors' files: Huang et al.'s repository "
+             "(commit b39b743) holds only its accuracies (formal_lang_suite/visualise/"
+             "data_local.py), and the generator it follows (Bhattamishra et al., "
+             "src/utils/boolean_expr_generator.py at 48eea2e) admits operator arities up to "
+             "3 only")
 _NO_ANSWER = ("the answer's length varies with the operands (a task file's answer has one "
               "length per input length), and the toolkit's binary_add has another format "
               "(two n-bit summands, an answer of n + 1 bits)")
@@ -130,17 +133,17 @@ _HUANG = {
                 {"learned_offsets": (100.0, 92.3, 86.7), "nope": (100.0, 0.0, 0.0)}),
     "(abab)*": ("@abab_star", LANGUAGE, None,
                 {"learned_offsets": (100.0, 89.4, 82.3), "nope": (100.0, 0.0, 0.0)}),
-    "shuffle2": (None, LANGUAGE, _NO_COUNTER,
+    "shuffle2": ("@shuffle2", LANGUAGE, None,
                  {"learned_offsets": (85.9, 82.2, 50.4), "nope": (81.2, 79.8, 42.7)}),
-    "anbn": (None, LANGUAGE, _NO_COUNTER,
+    "anbn": ("@anbn", LANGUAGE, None,
              {"learned_offsets": (100.0, 99.4, 92.3), "nope": (100.0, 100.0, 100.0)}),
-    "anbncn": (None, LANGUAGE, _NO_COUNTER,
+    "anbncn": ("@anbncn", LANGUAGE, None,
                {"learned_offsets": (100.0, 91.2, 87.4), "nope": (100.0, 100.0, 100.0)}),
-    "anbncndn": (None, LANGUAGE, _NO_COUNTER,
+    "anbncndn": ("@anbncndn", LANGUAGE, None,
                  {"learned_offsets": (100.0, 86.4, 75.2), "nope": (100.0, 100.0, 100.0)}),
-    "bool3": (None, LANGUAGE, _NO_COUNTER,
+    "bool3": ("@bool3", LANGUAGE, None,
               {"learned_offsets": (100.0, 100.0, 100.0), "nope": (100.0, 100.0, 100.0)}),
-    "bool5": (None, LANGUAGE, _NO_COUNTER,
+    "bool5": (None, LANGUAGE, _NO_BOOL5,
               {"learned_offsets": (100.0, 75.3, 72.1), "nope": (100.0, 75.3, 72.1)}),
 }
 
@@ -162,11 +165,20 @@ _BHATTAMISHRA = {
 #: show it (stated in the row's notes; the reading does not depend on them).
 _UNIFORM_DYCK = ("ours are drawn uniformly from the Dyck-1 words of each length (a depth "
                  "walk), online, every length of the range equally often")
+_COUNTER_NOTE = ("the authors' repository (commit b39b743) has no generator or configuration "
+                 "for this counter language, only its accuracies, so its strings, lengths and "
+                 "bins are not known here; the language is Bhattamishra et al.'s (their "
+                 "generators at commit 48eea2e; for a^n b^n and its kin their windows count "
+                 "n, not letters), as a COUNTER task file; ours are drawn uniformly among the members of each "
+                 "length, every length of the training range with members equally often, and "
+                 "the bins are in letters as for the other languages")
 _PROTOCOL_NOTES = {
     ("huang2025", "dyck1"): (
         "the authors' repository (commit b39b743) has no Dyck-1 generator (its "
         "formal_lang_suite configurations are the regular languages), so how their Dyck-1 "
         "strings were drawn is not known here; " + _UNIFORM_DYCK,),
+    **{("huang2025", name): (_COUNTER_NOTE,)
+       for name in ("shuffle2", "anbn", "anbncn", "anbncndn", "bool3")},
     ("huang2025", "binary_majority_interleave"): (
         "the authors' run summaries name the task bin_majority_interleave_sep, a variant "
         "whose format their training script at commit 790f068 does not show (its "

@@ -94,9 +94,10 @@ class CounterAutomaton:
 
     def explicit(self, hi: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         """The configurations reachable by words of length at most ``hi``, as a complete
-        DFA: ``(keys, delta, accept, bound)`` with ``keys`` the sorted configuration keys
-        (index i is DFA state i; the last state is dead), ``bound`` the counter radix of the
-        keys. Raises :class:`NoPrefixOracle` when there are more than :data:`MAX_CONFIGS`."""
+        DFA: ``(keys, delta, accept, bound)`` with ``keys`` the sorted keys of the
+        configurations from which a member is reachable (index i is DFA state i; the last
+        state is dead, standing for every other configuration), ``bound`` the counter radix
+        of the keys. Raises :class:`NoPrefixOracle` when there are more than :data:`MAX_CONFIGS`."""
         k, letters = self.counters, self.delta.shape[1]
         bound = int(self.init.max(initial=0) + hi * max(0, int(self.inc.max(initial=0))) + 1)
         if (self.delta.shape[0]) * bound ** k >= 1 << 62:
@@ -144,7 +145,21 @@ class CounterAutomaton:
             delta[:dead, a] = np.where(ok, at, dead)
         accept = np.zeros(dead + 1, dtype=bool)
         accept[:dead] = self.accept[q] & (c == 0).all(axis=1)
-        return keys, delta, accept, bound
+        # keep only the configurations from which some member is reachable within hi
+        # letters (a^n b^n c^n: a b read too early leads where no word is accepted); the
+        # others join the dead state, so the DFA stays small
+        useful, cur = accept.copy(), accept.copy()
+        for _ in range(hi):
+            cur = cur[delta].any(axis=1)
+            if not (cur & ~useful).any():
+                break
+            useful |= cur
+        keep = np.flatnonzero(useful[:dead])
+        new = np.full(dead + 1, len(keep), dtype=np.int64)
+        new[keep] = np.arange(len(keep))
+        delta = np.concatenate([new[delta[keep]],
+                                np.full((1, letters), len(keep), dtype=np.int64)])
+        return keys[keep], delta, np.concatenate([accept[keep], [False]]), bound
 
 
 class CounterOracle(AutomatonOracle):
@@ -154,9 +169,12 @@ class CounterOracle(AutomatonOracle):
     def __init__(self, machine: CounterAutomaton, lengths_ok: np.ndarray):
         hi = len(lengths_ok) - 1
         keys, delta, accept, bound = machine.explicit(hi)
-        start = int(np.searchsorted(keys, machine.start * bound ** machine.counters
-                                    + int((machine.init * bound ** np.arange(
-                                        machine.counters, dtype=np.int64)).sum())))
+        k = machine.counters
+        start_key = machine.start * bound ** k + int(
+            (machine.init * bound ** np.arange(k, dtype=np.int64)).sum())
+        at = int(np.searchsorted(keys, start_key))
+        # the start is pruned when no member is that short: every prefix is then dead
+        start = at if at < len(keys) and keys[at] == start_key else len(keys)
         super().__init__(delta, accept, start, lengths_ok)
         self.machine, self.keys, self.bound = machine, keys, bound
 
