@@ -1,0 +1,15 @@
+"""Found by `theorybench discover` (dfa:3:2): the language of a 2-state minimal automaton over {a, b, c}.
+
+Shortest members: a, c, ac, ba; non-members: b, aa, ab, bb.
+
+Settled in distribution: Easy (n=8: 1.00 (seeds 0.99-1.00; Wilson 0.99-1.00); n=16: 1.00 (seeds 1.00-1.00; Wilson 1.00-1.00); n=32: 0.99 (seeds 0.99-1.00; Wilson 0.99-0.99); target 0.99 reached at every n in [8, 16, 32]; decided by deep/rope lr=0.002 (4 layers) under protocol theorybench).
+
+Theory verdicts: star_free hard; star_free_pos easy; ac0 easy; tc0 easy; crasp hard; mpc easy; bapo easy; sensitivity easy; huang_lg unknown.
+
+Refutes: crasp, star_free.
+"""
+
+NAME = "re3_2s_9bc3a8fa"
+ALPHABET = ('a', 'b', 'c')
+LENGTHS = (1, 64)
+DFA = {'start': 0, 'accept': [1], 'delta': {0: {'a': 1, 'b': 0, 'c': 1}, 1: {'a': 0, 'b': 0, 'c': 1}}}
