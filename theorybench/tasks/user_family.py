@@ -171,7 +171,10 @@ class FileTask(Task):
             # members are rare among uniform words (a^n b^n: one of 2^n): half the rows are
             # members drawn uniformly through the prefix oracle, half uniform words
             x = rng.integers(0, k, size=(count, n), dtype=np.int64)
-            oracle = self.prefix_oracle(n)
+            # built once per instance: every batch at this n reads the same automaton
+            oracle = self.__dict__.get("_draw_oracle")
+            if oracle is None:
+                oracle = self.__dict__["_draw_oracle"] = self.prefix_oracle(n)
             if oracle.has_members(n):
                 pick = balanced_choice(rng, count) == 1
                 x[pick] = oracle.members(rng, int(pick.sum()), n)
