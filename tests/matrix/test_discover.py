@@ -115,3 +115,100 @@ def test_a_found_task_file_checks_and_reproduces_its_verdicts(tmp_path, cli, mon
     cells = cells if isinstance(cells, list) else cells.get("cells", cells.get("predictions"))
     assert {p["theory"]: p["verdict"] for p in cells} == {t: c.cells[t] for t in
                                                           ("star_free", "ac0")}
+
+
+# ---- staged training: a scripted trainer, the real scheduling ------------------------------
+
+class _Spec:
+    def __init__(self, task, n, seed):
+        self.task, self.n, self.seed = task, n, seed
+        self.key = f"{task}-{n}-{seed}"
+        self.training = type("T", (), {"steps": 100})()
+
+
+class _Cell:
+    def __init__(self, verdict):
+        self.verdict = verdict
+
+
+def _scripted(monkeypatch, script, order):
+    """``script``: task -> {n: "learned" | "not" | "open"}; cells follow the matrix rule
+    over the n trained so far. ``order`` collects (task, n) as waves train them."""
+    from theorybench.experiments import sweep
+    trained: dict[str, set] = {}
+
+    def fake_stages(c, profile, seeds):
+        return [[_Spec(c.name, n, s) for s in seeds] for n in sorted(script[c.name])]
+
+    def fake_sweep(line, tasks=None, specs=(), **kw):
+        for s in specs:
+            if (s.task, s.n) not in order:
+                order.append((s.task, s.n))
+            trained.setdefault(s.task, set()).add(s.n)
+        return {"ran": len(specs), "skipped_done": 0, "failed": 0}
+
+    def fake_outcomes(cands, records):
+        out = {}
+        for c in cands:
+            got = [script[c.name][n] for n in sorted(trained.get(c.name, ()))]
+            out[c.name] = _Cell("hard" if "not" in got else "inconclusive" if "open" in got
+                                else "easy")
+        return out
+
+    class _Store:
+        def __init__(self, *a, **k):
+            pass
+
+        def records(self, line):
+            return []
+
+    monkeypatch.setattr(D, "_stages", fake_stages)
+    monkeypatch.setattr(sweep, "run_sweep", fake_sweep)
+    monkeypatch.setattr(D, "outcomes", fake_outcomes)
+    monkeypatch.setattr(D, "ResultsStore", _Store)
+
+
+def test_staged_training_stops_each_candidate_once_its_verdict_is_fixed(monkeypatch):
+    script = {"easy": {8: "learned", 16: "learned", 32: "learned"},
+              "hard8": {8: "not", 16: "learned", 32: "learned"},
+              "open8": {8: "open", 16: "learned", 32: "not"},
+              "open32": {8: "learned", 16: "learned", 32: "open"}}
+    order: list = []
+    _scripted(monkeypatch, script, order)
+    cands = [_cand(name, {"x": "easy", "y": "hard"}) for name in script]
+    started, summary = D.train_staged(cands, "db", seeds=(0, 1, 2), workers=1,
+                                      progress=False)
+    assert [c.name for c in started] == list(script)
+    trained = {t: sorted(n for u, n in order if u == t) for t in script}
+    assert trained == {"easy": [8, 16, 32], "hard8": [8], "open8": [8, 32],
+                       "open32": [8, 16, 32]}
+    assert summary["stopped_early"] == ["hard8"] and summary["skipped_between"] == ["open8"]
+    # every wave trains one n of each candidate in it, smallest n first
+    assert order.index(("easy", 8)) < order.index(("easy", 16)) < order.index(("easy", 32))
+
+
+def test_staged_training_stops_joining_at_the_settle_target(monkeypatch):
+    script = {f"t{i}": {8: "learned" if i % 2 else "open"} for i in range(8)}
+    order: list = []
+    _scripted(monkeypatch, script, order)
+    cands = [_cand(name, {"x": "easy", "y": "hard"}) for name in script]
+    started, summary = D.train_staged(cands, "db", workers=1, window=2, settle=2,
+                                      progress=False)
+    # t0 open, t1 settled, t2 open, t3 settled: the target is met, t4.. never start
+    assert [c.name for c in started] == ["t0", "t1", "t2", "t3"]
+    assert summary["not_trained"] == 4
+
+
+def test_the_deadline_leaves_candidates_partly_trained_and_not_settled(monkeypatch):
+    import time
+    script = {"a": {8: "learned", 16: "learned"}, "b": {8: "learned", 16: "learned"}}
+    order: list = []
+    _scripted(monkeypatch, script, order)
+    cands = [_cand(name, {"x": "easy", "y": "hard"}) for name in script]
+    started, summary = D.train_staged(cands, "db", workers=1, progress=False,
+                                      deadline=time.time() - 1)
+    assert order == [] and summary["cut_by_deadline"]
+    assert summary["left_partly_trained"] == ["a", "b"]
+    d = D.Discovery(1, [], cands, cands, started, {"a": _Cell("easy")}, summary,
+                    {}, [])
+    assert d.settled() == [] and d.partial() == {"a", "b"}

@@ -15,11 +15,13 @@ training (`theorybench discover`).
 3. **Ranking.** Disagreement = the number of pairs of columns giving opposite decided
    verdicts (Easy against Hard); ties go to the cheaper task to train (fewer states, fewer
    letters), then the name. Deterministic given the seed.
-4. **Training.** The ``top`` candidates are trained in distribution with the quick
-   profile's protocol (its model, budget, n and three seeds), in a results store keyed by
-   each task file's digest: a second run resumes and trains nothing twice. A task is
-   *settled* when its in-distribution cell is Easy or Hard (not inconclusive, not
-   insufficient).
+4. **Training.** In rank order among the ``top`` with opposite verdicts, in distribution
+   with the quick profile's protocol (its model, budget, n and three seeds), in a results
+   store keyed by each task file's digest: a second run resumes and trains nothing twice.
+   Each candidate is trained one n at a time, smallest first, and stops once its verdict
+   cannot change (:func:`train_staged`); training ends when ``settle`` candidates are
+   settled or at the time budget. A task is *settled* when its in-distribution cell is
+   Easy or Hard (not inconclusive, not insufficient, not cut by the time budget).
 5. **Output.** ``discovered.md`` (the figures of every stage, each found task with its
    verdicts, its outcome with intervals and the theories it refutes), each settled task as
    a task file with that record in its docstring, and a reference of their outcomes for
@@ -267,12 +269,121 @@ def train(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0, 1, 2),
           profile: str = "quick", workers: int | None = None, progress: bool = True
           ) -> dict[str, Any]:
     """The candidates' in-distribution runs under ``profile``'s protocol (its grid for
-    these tasks, with ``seeds``), in the store ``db`` (resumable)."""
+    these tasks, with ``seeds``), in the store ``db`` (resumable), all at once."""
     from ..experiments.sweep import run_sweep
     if not cands:
         return {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
     return run_sweep(IN_DISTRIBUTION, tasks=[c.name for c in cands], profile=profile, db=db,
                      seeds=list(seeds), progress=progress, workers=workers, label="discover")
+
+
+def _stages(c: Candidate, profile: str, seeds: Sequence[int]) -> list[list[Any]]:
+    """The candidate's in-distribution run specs, grouped by n, smallest n first."""
+    from ..experiments.profiles import expand
+    by: dict[int, list[Any]] = {}
+    for s in expand(IN_DISTRIBUTION, profile, [c.name], list(seeds)):
+        by.setdefault(int(s.n), []).append(s)
+    return [by[n] for n in sorted(by)]
+
+
+def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0, 1, 2),
+                 profile: str = "quick", workers: int | None = None, progress: bool = True,
+                 settle: int | None = None, deadline: float | None = None,
+                 window: int | None = None, log=None) -> tuple[list[Candidate], dict[str, Any]]:
+    """Train the candidates in rank order, one n at a time (smallest first), until
+    ``settle`` of them are settled, the list ends, or the next wave would pass
+    ``deadline`` (a ``time.time()``); returns (the candidates with runs, a summary).
+
+    A candidate stops as soon as its verdict cannot change: once some n is not learned it
+    is Hard whatever the larger n give (the matrix's rule, :func:`.empirical.
+    in_distribution_cells`), so its larger n are not trained. Easy needs every n; after an
+    inconclusive n the candidate cannot be Easy, so only its largest n is trained next (the
+    likeliest to be not learned; the n between are skipped, and said so). Each wave
+    trains the next n of up to ``window`` candidates (default: four per worker) in one
+    sweep, so that the workers stay busy; a wave starts only if the runs' times so far (by
+    n) say it ends before the deadline. New candidates join only while the settled ones
+    and those in training are fewer than ``settle``. Deterministic given the ranking,
+    except where the deadline cuts the list; resumable (the store skips what it holds)."""
+    import os
+    import time as _time
+    from ..experiments.sweep import run_sweep
+    say = log or (lambda line: None)
+    workers_n = workers or os.cpu_count() or 1
+    window = window or 4 * workers_n
+    queue = list(cands)
+    active: list[tuple[Candidate, list[list[Any]]]] = []
+    started: list[Candidate] = []
+    verdicts: dict[str, str] = {}
+    per_run: dict[int, list[float]] = {}     # n -> wall seconds of this run's finished runs
+    total: dict[str, Any] = {"ran": 0, "skipped_done": 0, "failed": 0, "waves": 0,
+                             "stopped_early": [], "skipped_between": [],
+                             "left_partly_trained": [],
+                             "cut_by_deadline": False, "settle": settle}
+    begin = _time.perf_counter()
+
+    def settled_count() -> int:
+        return sum(v in (EASY, HARD) for v in verdicts.values())
+
+    while True:
+        while len(active) < window and queue and (
+                settle is None or settled_count() + len(active) < settle):
+            c = queue.pop(0)
+            active.append((c, _stages(c, profile, seeds)))
+            started.append(c)
+        if not active:
+            break
+        # longest runs first, so that the wave's tail is short (the step count by n)
+        wave = sorted((s for _, stages in active for s in stages[0]),
+                      key=lambda s: -int(s.n))
+        if deadline is not None:
+            # a run not yet timed at its n is guessed at 70 ms a step (the deep model at
+            # n = 32 on one thread, the slowest the quick profile trains)
+            est = sum(_mean(per_run.get(int(s.n)), s.training.steps * 0.07)
+                      for s in wave) / workers_n
+            if _time.time() + est > deadline:
+                total["cut_by_deadline"] = True
+                total["left_partly_trained"] = [c.name for c, _ in active]
+                say(f"the next wave ({len(wave)} runs, about {est / 60:.1f} min) would pass "
+                    f"the time budget: {len(active)} candidate(s) left partly trained, "
+                    f"{len(queue)} not trained")
+                break
+        summary = run_sweep(IN_DISTRIBUTION, tasks=sorted({c.name for c, _ in active}),
+                            profile=profile, db=db, seeds=list(seeds), specs=wave,
+                            progress=progress, workers=workers, label="discover")
+        total["waves"] += 1
+        for k in ("ran", "skipped_done", "failed"):
+            total[k] += int(summary.get(k, 0) or 0)
+        records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION)
+        keys = {w.key for w in wave}
+        for r in records:
+            m = r.metrics or {}
+            if r.key in keys and isinstance(m.get("wall_s"), (int, float)):
+                per_run.setdefault(int(r.spec.get("n") or 0), []).append(float(m["wall_s"]))
+        cells = outcomes([c for c, _ in active], records)
+        nxt = []
+        for c, stages in active:
+            cell = cells.get(c.name)
+            verdict = cell.verdict if cell is not None else None
+            rest = stages[1:]
+            if verdict not in (EASY, HARD) and len(rest) > 1:
+                # an unsettled smaller n: the candidate cannot be Easy, and the largest n
+                # is where it is likeliest to be not learned; the n between are skipped
+                total["skipped_between"].append(c.name)
+                rest = rest[-1:]
+            if verdict == HARD and rest:
+                total["stopped_early"].append(c.name)
+            if verdict is None or verdict == HARD or not rest:
+                verdicts[c.name] = verdict or "failed"
+            else:
+                nxt.append((c, rest))
+        active = nxt
+    total["wall_s"] = _time.perf_counter() - begin
+    total["not_trained"] = len(queue)
+    return started, total
+
+
+def _mean(xs, default: float) -> float:
+    return sum(xs) / len(xs) if xs else default
 
 
 def outcomes(cands: Sequence[Candidate], records: Iterable[Any],
@@ -304,8 +415,14 @@ class Discovery:
     options: dict[str, Any]
     theories: list[str]
 
+    def partial(self) -> set[str]:
+        """Candidates the time budget left before their last n: whatever their cell says
+        so far, they are not settled (an Easy needs every n)."""
+        return set(self.train_summary.get("left_partly_trained") or ())
+
     def settled(self) -> list[Candidate]:
-        return [c for c in self.trained if c.name in self.cells
+        part = self.partial()
+        return [c for c in self.trained if c.name in self.cells and c.name not in part
                 and self.cells[c.name].verdict in (EASY, HARD)]
 
 
@@ -332,9 +449,12 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
              max_n: int = 10, time_limit_s: float = 10.0, workers: int | None = None,
              train_top: bool = True, progress: bool = True,
              extra_known: Iterable[str | pathlib.Path] = (),
-             log=None) -> Discovery:
-    """Generate, drop the known, judge a seeded subset, rank, train the top, read them.
-    ``log``: called with one line per stage (the CLI prints them to stderr)."""
+             log=None, settle: int | None = None, deadline: float | None = None
+             ) -> Discovery:
+    """Generate, drop the known, judge a seeded subset, rank, train (:func:`train_staged`:
+    in rank order among the ``top`` with opposite verdicts, until ``settle`` are settled or
+    the ``deadline``, a ``time.time()``), read them. ``log``: called with one line per
+    stage (the CLI prints them to stderr)."""
     say = log or (lambda line: None)
     if candidates < 1 or top < 0:
         raise ConfigError("--candidates must be at least 1 and --top at least 0")
@@ -350,20 +470,27 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
     ctx = Context(max_n=max_n, seed=seed, time_limit_s=time_limit_s)
     judge(fresh, out / "candidates", ctx, workers=workers, progress=progress)
     ranked = rank(fresh)
-    picked = [c for c in ranked if c.disagreement > 0][:top]
+    eligible = [c for c in ranked if c.disagreement > 0][:top]
     db = db or str(out / "runs.sqlite")
-    if train_top and picked:
-        say(f"training the top {len(picked)} in distribution ({profile} protocol, seeds "
-            f"{list(seeds)}) into {db}")
-    summary = train(picked, db, seeds, profile, workers, progress) if train_top and picked \
-        else {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
+    summary: dict[str, Any] = {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
+    picked: list[Candidate] = []
+    if train_top and eligible:
+        say(f"training in rank order, smallest n first, until {settle} are settled"
+            if settle else f"training the top {len(eligible)}")
+        say(f"  (at most {len(eligible)} candidates, in distribution, {profile} protocol, "
+            f"seeds {list(seeds)}, into {db})")
+        picked, summary = train_staged(eligible, db, seeds, profile, workers, progress,
+                                       settle=settle, deadline=deadline, log=say)
+    elif not train_top:   # judge and rank only: the eligible, with what the store holds
+        picked = eligible
     records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION) \
         if pathlib.Path(db).is_file() else []
     cells = outcomes(picked, records)
     opts = {"generators": list(generators), "candidates": candidates, "top": top,
-            "seed": seed, "seeds": list(seeds), "profile": profile, "max_n": max_n,
-            "time_limit_s": time_limit_s, "db": db, "equivalence_lengths": EQUIV_LEN,
-            "train": bool(train_top)}
+            "settle": settle, "seed": seed, "seeds": list(seeds), "profile": profile,
+            "max_n": max_n, "time_limit_s": time_limit_s, "db": db,
+            "equivalence_lengths": EQUIV_LEN, "train": bool(train_top),
+            "eligible": len(eligible)}
     return Discovery(generated, dropped, fresh, ranked, picked, cells, summary, opts,
                      shipped_theories())
 
@@ -414,6 +541,40 @@ def write(d: Discovery, out: str | pathlib.Path, tasks_dir: str | pathlib.Path |
     return files
 
 
+def _training_lines(d: "Discovery", settled: list[Candidate]) -> list[str]:
+    """The training stage in figures (markdown bullets)."""
+    o, t = d.options, d.train_summary
+    eligible = o.get("eligible", len(d.trained))
+    with_runs = sum(c.name in d.cells for c in d.trained)
+    lines = [f"- with opposite pairs, in rank order, trained at most: {eligible} (--top "
+             f"{o['top']}); trained: {len(d.trained)}, with runs in the store: {with_runs}"
+             + ("" if o.get("train", True) else " (this render trained nothing: --no-train)")]
+    if o.get("train", True):
+        lines.append(
+            f"- how: each candidate one n at a time, smallest first, stopped once its verdict "
+            f"cannot change (Hard as soon as an n is not learned: "
+            f"{len(t.get('stopped_early') or [])} stopped before their largest n; after an "
+            f"inconclusive n only the largest is trained: "
+            f"{len(t.get('skipped_between') or [])} skipped the n between); new "
+            f"candidates joined while settled + in training < "
+            f"{o.get('settle') or 'all'}; {t.get('waves', 0)} waves; this invocation: "
+            f"{t.get('ran', 0)} runs ran, {t.get('skipped_done', 0)} already in the store, "
+            f"{t.get('failed', 0)} failed; {t.get('wall_s', 0):.0f} s")
+        if t.get("cut_by_deadline"):
+            lines.append(f"- the time budget ended the training: "
+                         f"{len(t.get('left_partly_trained') or [])} candidate(s) left partly "
+                         f"trained (not counted as settled), {t.get('not_trained', 0)} never "
+                         f"started")
+    part = d.partial()
+    lines.append(f"- settled (Easy or Hard over {len(o['seeds'])} seeds): {len(settled)}"
+                 + (f" (the target was {o['settle']})" if o.get("settle") else "")
+                 + f"; inconclusive or insufficient: "
+                 f"{with_runs - len(settled) - len(part & {c.name for c in d.trained})}"
+                 f"; partly trained: {len(part)}; not trained: "
+                 f"{sum(c.name not in d.cells for c in d.trained)}")
+    return lines
+
+
 def markdown(d: Discovery) -> str:
     settled = d.settled()
     o = d.options
@@ -424,35 +585,28 @@ def markdown(d: Discovery) -> str:
         hist[c.disagreement] = hist.get(c.disagreement, 0) + 1
     out = ["# Tasks that split the theories", "",
            f"Found by `theorybench discover` with generators {', '.join(o['generators'])}, "
-           f"seed {o['seed']}, {o['candidates']} candidates judged at most, the top "
-           f"{o['top']} trained in distribution under the {o['profile']} profile's protocol "
+           f"seed {o['seed']}, {o['candidates']} candidates judged at most, trained in "
+           f"rank order in distribution under the {o['profile']} profile's protocol "
            f"with seeds {o['seeds']} (store {o['db']}); theory rules capped at "
            f"{o['time_limit_s']:g} s each, exact computations up to n = {o['max_n']}.", "",
            "## The search in figures", "",
            f"- languages generated (each once, by canonical minimal DFA): {d.generated}",
            f"- equal to a known family up to a renaming of letters on every word of length "
-           f"1-{o['equivalence_lengths']}, dropped: {len(d.known)} (e.g. "
-           + ", ".join(f"{a} = {b}" for a, b in d.known[:5]) + ")",
+           f"1-{o['equivalence_lengths']}, dropped: {len(d.known)}"
+           + (" (e.g. " + ", ".join(f"{a} = {b}" for a, b in d.known[:5]) + ")"
+              if d.known else ""),
            f"- judged by every column: {len(d.judged)}",
            "- pairs of columns with opposite verdicts, by candidate: "
            + ", ".join(f"{k}: {v}" for k, v in sorted(hist.items(), reverse=True)),
-           f"- selected for training (the top {len(d.trained)} with opposite pairs): "
-           f"{len(d.trained)}; with runs in the store: "
-           f"{sum(c.name in d.cells for c in d.trained)}"
-           + ("" if o.get("train", True) else " (this render trained nothing: --no-train)")
-           + f" (this invocation: {d.train_summary.get('ran', 0)} ran, "
-           f"{d.train_summary.get('skipped_done', 0)} already in the store, "
-           f"{d.train_summary.get('failed', 0)} failed; {d.train_summary.get('wall_s', 0):.0f} s)",
-           f"- settled (Easy or Hard over {len(o['seeds'])} seeds): {len(settled)}; "
-           f"inconclusive or insufficient: "
-           f"{sum(c.name in d.cells for c in d.trained) - len(settled)}; not trained: "
-           f"{sum(c.name not in d.cells for c in d.trained)}", ""]
+           ] + _training_lines(d, settled) + [""]
     out += ["## Found tasks", "",
             "| task | states/letters | opposite pairs | " + " | ".join(d.theories)
             + " | observed | refutes |", "|" + "---|" * (len(d.theories) + 5)]
+    part = d.partial()
     for c in d.trained:
         cell = d.cells.get(c.name)
-        obs = cell.verdict if cell is not None else "not trained"
+        obs = ("partly trained" if c.name in part else cell.verdict) if cell is not None \
+            else "not trained"
         out.append(f"| {c.name} | {c.dfa.size}/{c.dfa.k} | {c.disagreement} | "
                    + " | ".join(c.cells.get(t, "") for t in d.theories)
                    + f" | {obs} | {', '.join(refutes(c, obs)) or '—'} |")
@@ -462,8 +616,10 @@ def markdown(d: Discovery) -> str:
         cell = d.cells.get(c.name)
         if cell is not None:
             yes, no = c.examples(3)
+            shown = ("partly trained when the time budget ran out, not settled (so far "
+                     f"{cell.verdict})" if c.name in part else cell.verdict)
             out.append(f"- **{c.name}** (members {', '.join(yes) or '—'}; non-members "
-                       f"{', '.join(no) or '—'}): {cell.verdict}: {_outcome_text(cell)}. "
+                       f"{', '.join(no) or '—'}): {shown}: {_outcome_text(cell)}. "
                        f"{cell.note}")
     out += ["", "## Each theory", ""]
     for t in d.theories:
