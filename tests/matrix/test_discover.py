@@ -212,3 +212,25 @@ def test_the_deadline_leaves_candidates_partly_trained_and_not_settled(monkeypat
     d = D.Discovery(1, [], cands, cands, started, {"a": _Cell("easy")}, summary,
                     {}, [])
     assert d.settled() == [] and d.partial() == {"a", "b"}
+
+
+def test_length_refutations_read_only_a_theorys_own_length_prediction():
+    c = _cand("t", {"crasp": "hard", "tc0": "easy", "huang_lg": "unknown"})
+    c.length = {"huang_lg": "hard"}          # crasp and tc0 have no length-line entry
+    assert D.refutes(c, "easy", length=True) == ["huang_lg"]
+    assert D.refutes(c, "hard", length=True) == []
+    assert D.refutes(c, "easy") == ["crasp"]
+
+
+def test_length_specs_are_the_next_symbol_objective_on_one_encoding(tmp_path):
+    from theorybench.tasks.registry import FAMILIES, load_task_file
+    c = next(x for x in D.generate(["dfa:2:2"]) if x.dfa.size == 2)
+    path = tmp_path / f"{c.name}.py"
+    path.write_text(c.file_text())
+    with FAMILIES.scoped():
+        load_task_file(path)
+        specs = D.length_specs(c, "quick", (0, 1, 2))
+    assert [s.seed for s in specs] == [0, 1, 2]
+    assert {(s.objective, s.encoding, s.train_max_len, s.eval_bins[-1][1]) for s in specs} \
+        == {("next_symbol", D.LENGTH_ENCODING, 32, 256)}
+    assert "LENGTHS = (1, 256)" in c.file_text()   # the bins up to 256 can be filled

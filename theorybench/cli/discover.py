@@ -61,6 +61,10 @@ def register(sub) -> None:
                    help="where the found task files go (default OUT/discovered)")
     p.add_argument("--db", default=None, help="results store (default OUT/runs.sqlite)")
     p.add_argument("--no-train", action="store_true", help="judge and rank only")
+    p.add_argument("--no-length-line", action="store_true",
+                   help="train the settled tasks in distribution only (default: also their "
+                        "length line, next-symbol objective with NoPE, lengths <= 32 tested "
+                        "to 256, within the time budget)")
     p.add_argument("--workers", type=int_arg(1, 64), default=None,
                    help="processes for predictions and training (default: one per core)")
     add_force(p, "the files in --out")
@@ -96,7 +100,8 @@ def cmd_discover(args) -> int:
                       extra_known=sorted(LANGUAGES_DIR.glob("*.py")),
                       log=lambda line: print(line, file=sys.stderr, flush=True),
                       settle=settle,
-                      deadline=None if minutes is None else began + 60 * minutes)
+                      deadline=None if minutes is None else began + 60 * minutes,
+                      length_line=not args.no_length_line)
     files = disc.write(d, args.out, args.tasks_dir)
     settled = d.settled()
     print(f"{d.generated} languages generated, {len(d.known)} equal to a known family, "

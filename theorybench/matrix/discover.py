@@ -44,7 +44,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from ..errors import ConfigError, TheorybenchError
-from ..experiments.lines import IN_DISTRIBUTION
+from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
 from ..formal.automata.dfa import DFA
 from ..formal.automata.enumerate import minimal_languages, words_upto
 from ..safe_io import atomic_write
@@ -55,11 +55,16 @@ from ..experiments.store import ResultsStore
 from ..theories.runner import cell as cell_text, predict_matrix
 from . import reference as ref_mod
 from .cells import EASY, HARD, Thresholds
-from .empirical import in_distribution_cells
+from .empirical import in_distribution_cells, length_generalization_cells
 from .reference import RefCell, Reference, cells_digest, file_sha256
 
 #: Words of each length up to this are compared for the equivalence with known families.
 EQUIV_LEN = 8
+#: A found task file's longest length: the length line tests up to 256 (the quick bins).
+MAX_LEN = 256
+#: The length line's encoding: NoPE, the one the Huang et al. column's C-RASP rules speak of
+#: without positional terms (one encoding, so that the line fits the quick budget).
+LENGTH_ENCODING = "nope"
 LETTERS = "abcdefgh"
 
 
@@ -101,6 +106,10 @@ class Candidate:
     path: str = ""
     cells: dict[str, str] = field(default_factory=dict)         # theory -> verdict
     labels: dict[str, str] = field(default_factory=dict)        # theory -> cell text
+    #: theory -> its verdict for the length line under LENGTH_ENCODING, for the theories
+    #: with their own entry for that line (``Prediction.lines``; the others' cells speak of
+    #: learning at the trained lengths and are not read as a length prediction here)
+    length: dict[str, str] = field(default_factory=dict)
     disagreement: int = 0
     pairs: list[tuple[str, str]] = field(default_factory=list)  # (Easy column, Hard column)
 
@@ -140,7 +149,7 @@ class Candidate:
         if record:
             doc += "\n\n" + record
         return (f'"""{doc}\n"""\n\nNAME = "{self.name}"\n'
-                f"ALPHABET = {tuple(self.dfa.alphabet)!r}\nLENGTHS = (1, 64)\n"
+                f"ALPHABET = {tuple(self.dfa.alphabet)!r}\nLENGTHS = (1, {MAX_LEN})\n"
                 f"DFA = {self.dfa_dict()!r}\n")
 
 
@@ -259,6 +268,9 @@ def judge(cands: Sequence[Candidate], folder: pathlib.Path, ctx: Context,
         c = by[str(p.task)]
         c.cells[p.theory] = p.verdict.value
         c.labels[p.theory] = cell_text(p)
+        own = p.on_line(f"{LENGTH_GENERALIZATION}:{LENGTH_ENCODING}")
+        if own.get("line") is not None:   # the theory's own entry, not its cell's verdict
+            c.length[p.theory] = str(own["verdict"])
     for c in cands:
         c.disagreement, c.pairs = disagreement(c.cells)
 
@@ -301,8 +313,8 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
     likeliest to be not learned; the n between are skipped, and said so). Each wave
     trains the next n of up to ``window`` candidates (default: four per worker) in one
     sweep, so that the workers stay busy; a wave starts only if the runs' times so far (by
-    n) say it ends before the deadline. New candidates join only while the settled ones
-    and those in training are fewer than ``settle``. Deterministic given the ranking,
+    n) say it ends before the deadline. New candidates join while fewer than ``settle``
+    are settled; those in training then finish (so a few more than ``settle`` may settle). Deterministic given the ranking,
     except where the deadline cuts the list; resumable (the store skips what it holds)."""
     import os
     import time as _time
@@ -325,8 +337,7 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
         return sum(v in (EASY, HARD) for v in verdicts.values())
 
     while True:
-        while len(active) < window and queue and (
-                settle is None or settled_count() + len(active) < settle):
+        while len(active) < window and queue and (settle is None or settled_count() < settle):
             c = queue.pop(0)
             active.append((c, _stages(c, profile, seeds)))
             started.append(c)
@@ -382,6 +393,90 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
     return started, total
 
 
+def length_specs(c: Candidate, profile: str, seeds: Sequence[int]) -> list[Any]:
+    """The candidate's length-line runs: the next-symbol objective (every position's set of
+    allowed next symbols, end of string included, derived from its automaton), trained on
+    lengths up to the profile's ``train_max_len`` and tested in its bins, the small model
+    with LENGTH_ENCODING, :data:`LENGTH_TRAINING`, one run per seed."""
+    from ..experiments.data import NEXT_SYMBOL
+    from ..experiments.profiles import get_profile
+    from ..experiments.spec import RunSpec
+    prof = get_profile(profile)
+    return [RunSpec(LENGTH_GENERALIZATION, c.name, (), train_max_len=prof.train_max_len,
+                    eval_bins=prof.eval_bins, size="small", encoding=LENGTH_ENCODING,
+                    training=LENGTH_TRAINING, seed=int(seed), objective=NEXT_SYMBOL)
+            for seed in seeds]
+
+
+def _length_training():
+    from ..experiments.trainer import TrainingConfig
+    # 600 steps at lr 1e-3 with a check every 100 and early stop at 100 % per string on the
+    # training lengths; the plateau rule stops a run whose loss is flat. Measured on two found
+    # tasks (2026-12-07, 1,500-step budget): a 2-state language fitted by step 500 (14 s),
+    # a 3-state one stayed at 0.64 per string after 1,500 steps (44 s).
+    return TrainingConfig(steps=600, batch_size=64, lr=1e-3, warmup=50, eval_every=100,
+                          eval_count=256, target=1.0, final_eval_count=256, plateau=200,
+                          plateau_tol=0.01)
+
+
+LENGTH_TRAINING = _length_training()
+
+
+def train_length(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0, 1, 2),
+                 profile: str = "quick", workers: int | None = None, progress: bool = True,
+                 deadline: float | None = None, log=None) -> dict[str, Any]:
+    """The length line of ``cands`` (:func:`length_specs`), in waves of a few candidates,
+    each started only if it ends before ``deadline`` by the runs' times so far; the rest
+    are named in the summary (``not_run``)."""
+    import os
+    import time as _time
+    from ..experiments.sweep import run_sweep
+    say = log or (lambda line: None)
+    workers_n = workers or os.cpu_count() or 1
+    queue = list(cands)
+    times: list[float] = []
+    total: dict[str, Any] = {"ran": 0, "skipped_done": 0, "failed": 0, "not_run": []}
+    begin = _time.perf_counter()
+    while queue:
+        batch, queue = queue[:2 * workers_n], queue[2 * workers_n:]
+        specs = [s for c in batch for s in length_specs(c, profile, seeds)]
+        if deadline is not None:
+            est = len(specs) * _mean(times, LENGTH_TRAINING.steps * 0.03) / workers_n
+            if _time.time() + est > deadline:
+                total["not_run"] = [c.name for c in batch + queue]
+                say(f"the length line stops at the time budget: {len(batch) + len(queue)} "
+                    f"candidate(s) without it")
+                break
+        summary = run_sweep(LENGTH_GENERALIZATION, tasks=sorted({c.name for c in batch}),
+                            profile=profile, db=db, seeds=list(seeds), specs=specs,
+                            progress=progress, workers=workers, label="discover length")
+        for k in ("ran", "skipped_done", "failed"):
+            total[k] += int(summary.get(k, 0) or 0)
+        keys = {s.key for s in specs}
+        for r in ResultsStore(db, readonly=True).records(LENGTH_GENERALIZATION):
+            m = r.metrics or {}
+            if r.key in keys and isinstance(m.get("wall_s"), (int, float)):
+                times.append(float(m["wall_s"]))
+    total["wall_s"] = _time.perf_counter() - begin
+    return total
+
+
+def length_outcomes(cands: Sequence[Candidate], records: Iterable[Any], profile: str = "quick",
+                    thresholds: Thresholds = Thresholds()) -> dict[str, Any]:
+    """task -> its length-line cell from the runs :func:`length_specs` makes (others, e.g.
+    membership runs of the same task under another protocol, are not pooled in)."""
+    names = {c.name for c in cands}
+    if not names:
+        return {}
+    probe = json.loads(json.dumps(length_specs(cands[0], profile, (0,))[0].to_dict()))
+    same = {k: probe[k] for k in ("objective", "model", "training", "train_max_len",
+                                  "eval_bins")}
+    mine = [r for r in records if r.spec.get("task") in names
+            and all(r.spec.get(k) == v for k, v in same.items())]
+    return {t: cell for t, cell in length_generalization_cells(mine, thresholds).items()
+            if t in names}
+
+
 def _mean(xs, default: float) -> float:
     return sum(xs) / len(xs) if xs else default
 
@@ -394,11 +489,14 @@ def outcomes(cands: Sequence[Candidate], records: Iterable[Any],
             if t in names}
 
 
-def refutes(c: Candidate, observed: str) -> list[str]:
-    """The theories whose decided verdict is the opposite of the settled outcome."""
+def refutes(c: Candidate, observed: str, length: bool = False) -> list[str]:
+    """The theories whose decided verdict is the opposite of the settled outcome: of the
+    in-distribution line, or with ``length`` of the length line (each theory's prediction
+    for that line, :attr:`Candidate.length`)."""
     if observed not in (EASY, HARD):
         return []
-    return sorted(t for t, v in c.cells.items() if v in (EASY, HARD) and v != observed)
+    verdicts = c.length if length else c.cells
+    return sorted(t for t, v in verdicts.items() if v in (EASY, HARD) and v != observed)
 
 
 # ---- the whole run ------------------------------------------------------------------------
@@ -414,6 +512,8 @@ class Discovery:
     train_summary: dict[str, Any]
     options: dict[str, Any]
     theories: list[str]
+    length_cells: dict[str, Any] = field(default_factory=dict)   # task -> length-line cell
+    length_summary: dict[str, Any] = field(default_factory=dict)
 
     def partial(self) -> set[str]:
         """Candidates the time budget left before their last n: whatever their cell says
@@ -449,12 +549,13 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
              max_n: int = 10, time_limit_s: float = 10.0, workers: int | None = None,
              train_top: bool = True, progress: bool = True,
              extra_known: Iterable[str | pathlib.Path] = (),
-             log=None, settle: int | None = None, deadline: float | None = None
-             ) -> Discovery:
+             log=None, settle: int | None = None, deadline: float | None = None,
+             length_line: bool = True) -> Discovery:
     """Generate, drop the known, judge a seeded subset, rank, train (:func:`train_staged`:
     in rank order among the ``top`` with opposite verdicts, until ``settle`` are settled or
     the ``deadline``, a ``time.time()``), read them. ``log``: called with one line per
-    stage (the CLI prints them to stderr)."""
+    stage (the CLI prints them to stderr). ``length_line``: then the settled candidates'
+    length line (:func:`train_length`, within the same deadline)."""
     say = log or (lambda line: None)
     if candidates < 1 or top < 0:
         raise ConfigError("--candidates must be at least 1 and --top at least 0")
@@ -479,20 +580,40 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
             if settle else f"training the top {len(eligible)}")
         say(f"  (at most {len(eligible)} candidates, in distribution, {profile} protocol, "
             f"seeds {list(seeds)}, into {db})")
+        id_deadline = deadline
+        if deadline is not None and length_line and settle:
+            # keep time for the settled ones' length line (about 15 s a run, measured)
+            import os
+            id_deadline = deadline - settle * len(seeds) * LENGTH_TRAINING.steps * 0.025 \
+                / (workers or os.cpu_count() or 1)
         picked, summary = train_staged(eligible, db, seeds, profile, workers, progress,
-                                       settle=settle, deadline=deadline, log=say)
+                                       settle=settle, deadline=id_deadline, log=say)
     elif not train_top:   # judge and rank only: the eligible, with what the store holds
         picked = eligible
-    records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION) \
-        if pathlib.Path(db).is_file() else []
+    store = ResultsStore(db, readonly=True) if pathlib.Path(db).is_file() else None
+    records = store.records(IN_DISTRIBUTION) if store else []
     cells = outcomes(picked, records)
+    part = set(summary.get("left_partly_trained") or ())
+    settled = [c for c in picked if c.name in cells and c.name not in part
+               and cells[c.name].verdict in (EASY, HARD)]
+    length_summary: dict[str, Any] = {"ran": 0, "skipped_done": 0, "failed": 0,
+                                      "not_run": [], "wall_s": 0.0}
+    if train_top and length_line and settled:
+        say(f"the length line of the {len(settled)} settled: next-symbol objective, "
+            f"{LENGTH_ENCODING}, trained on lengths <= 32, tested to 256")
+        length_summary = train_length(settled, db, seeds, profile, workers, progress,
+                                      deadline=deadline, log=say)
+        store = ResultsStore(db, readonly=True)
+    length_cells = length_outcomes(settled, store.records(LENGTH_GENERALIZATION), profile) \
+        if store and length_line else {}
     opts = {"generators": list(generators), "candidates": candidates, "top": top,
             "settle": settle, "seed": seed, "seeds": list(seeds), "profile": profile,
             "max_n": max_n, "time_limit_s": time_limit_s, "db": db,
             "equivalence_lengths": EQUIV_LEN, "train": bool(train_top),
-            "eligible": len(eligible)}
+            "eligible": len(eligible), "length_line": bool(length_line),
+            "length_encoding": LENGTH_ENCODING}
     return Discovery(generated, dropped, fresh, ranked, picked, cells, summary, opts,
-                     shipped_theories())
+                     shipped_theories(), length_cells, length_summary)
 
 
 def _outcome_text(cell) -> str:
@@ -506,7 +627,14 @@ def reference_of(d: Discovery) -> Reference:
     cells = {IN_DISTRIBUTION: {f"discovered/{c.name}.py": RefCell(
         f"discovered/{c.name}.py", IN_DISTRIBUTION, d.cells[c.name].verdict,
         d.cells[c.name].note) for c in d.settled()}}
-    src = {"lines": [IN_DISTRIBUTION], "from": "theorybench discover",
+    line = f"{LENGTH_GENERALIZATION}:{d.options.get('length_encoding', LENGTH_ENCODING)}"
+    lg = {f"discovered/{c.name}.py": RefCell(
+        f"discovered/{c.name}.py", line, d.length_cells[c.name].verdict,
+        d.length_cells[c.name].note) for c in d.settled()
+        if c.name in d.length_cells and d.length_cells[c.name].verdict in (EASY, HARD)}
+    if lg:   # one encoding only: no pooled length line, which would speak for all of them
+        cells[line] = lg
+    src = {"lines": sorted(cells), "from": "theorybench discover",
            "options": json.dumps(d.options, sort_keys=True)}
     if pathlib.Path(d.options["db"]).is_file():
         src["store_sha256"] = file_sha256(d.options["db"])
@@ -530,6 +658,12 @@ def write(d: Discovery, out: str | pathlib.Path, tasks_dir: str | pathlib.Path |
                   f"({_outcome_text(cell)}; {cell.note}).\n\nTheory verdicts: "
                   + "; ".join(f"{t} {v}" for t, v in c.cells.items())
                   + f".\n\nRefutes: {', '.join(refutes(c, cell.verdict)) or 'none'}.")
+        lg = d.length_cells.get(c.name)
+        if lg is not None:
+            record += (f"\n\nLength line ({d.options.get('length_encoding', LENGTH_ENCODING)},"
+                       f" next-symbol objective, trained on lengths <= 32, tested to 256): "
+                       f"{lg.verdict} ({lg.note}); refutes on that line: "
+                       f"{', '.join(refutes(c, lg.verdict, True)) or 'none'}.")
         p = tasks_dir / f"{c.name}.py"
         atomic_write(p, c.file_text(record))
         files[p.name] = p
@@ -556,8 +690,8 @@ def _training_lines(d: "Discovery", settled: list[Candidate]) -> list[str]:
             f"{len(t.get('stopped_early') or [])} stopped before their largest n; after an "
             f"inconclusive n only the largest is trained: "
             f"{len(t.get('skipped_between') or [])} skipped the n between); new "
-            f"candidates joined while settled + in training < "
-            f"{o.get('settle') or 'all'}; {t.get('waves', 0)} waves; this invocation: "
+            f"candidates joined while fewer than {o.get('settle') or 'all'} were settled; "
+            f"{t.get('waves', 0)} waves; this invocation: "
             f"{t.get('ran', 0)} runs ran, {t.get('skipped_done', 0)} already in the store, "
             f"{t.get('failed', 0)} failed; {t.get('wall_s', 0):.0f} s")
         if t.get("cut_by_deadline"):
@@ -621,6 +755,7 @@ def markdown(d: Discovery) -> str:
             out.append(f"- **{c.name}** (members {', '.join(yes) or '—'}; non-members "
                        f"{', '.join(no) or '—'}): {shown}: {_outcome_text(cell)}. "
                        f"{cell.note}")
+    out += _length_section(d, settled)
     out += ["", "## Each theory", ""]
     for t in d.theories:
         hit = [c.name for c in settled if t in refutes(c, d.cells[c.name].verdict)]
@@ -634,9 +769,56 @@ def markdown(d: Discovery) -> str:
                        f"{len(settled)} settled tasks and agrees on {agree}; over all "
                        f"{len(d.judged)} judged candidates it decided "
                        f"{judged_decided[t]}")
+        lg = [c for c in settled if c.name in d.length_cells]
+        lg_hit = [c.name for c in lg if t in refutes(c, d.length_cells[c.name].verdict, True)]
+        lg_decided = [c for c in lg if c.length.get(t) in (EASY, HARD)
+                      and d.length_cells[c.name].verdict in (EASY, HARD)]
+        if lg_decided:
+            out[-1] += (f"; on the length line ({o.get('length_encoding', LENGTH_ENCODING)}) "
+                        f"it decides {len(lg_decided)} of the {len(lg)} with that line and is "
+                        f"refuted by {len(lg_hit)}"
+                        + (f" ({', '.join(lg_hit)})" if lg_hit else ""))
     return "\n".join(out) + "\n"
 
 
+def _length_section(d: Discovery, settled: list[Candidate]) -> list[str]:
+    """The settled tasks' length line: per task the accuracy by bin, its reading, and the
+    theories whose prediction for that line it contradicts."""
+    o, t = d.options, d.length_summary
+    if not o.get("length_line"):
+        return []
+    enc = o.get("length_encoding", LENGTH_ENCODING)
+    out = ["", f"## The length line ({enc}, next-symbol objective)", "",
+           f"Each settled task trained again on its members of length <= 32 under the "
+           f"next-symbol objective (every position's set of allowed next symbols, end of "
+           f"string included, from the task's automaton; a string is right when every "
+           f"position is), the small model with {enc}, {LENGTH_TRAINING.steps} steps at most "
+           f"(early stop at 100 % per string), seeds {o['seeds']}; tested in the bins up to "
+           f"256. A task *generalizes* when the mean over seeds is >= "
+           f"{Thresholds().length_accuracy:g} in every bin. Only a theory with its own "
+           f"prediction for this line (the Huang et al. column, per encoding) is read here; "
+           f"the other columns' cells speak of learning at the trained lengths, and a blank "
+           f"says so.",
+           "", f"This invocation: {t.get('ran', 0)} runs ran, {t.get('skipped_done', 0)} "
+           f"already in the store, {t.get('failed', 0)} failed; {t.get('wall_s', 0):.0f} s"
+           + (f"; not run for lack of time: {', '.join(t['not_run'])}" if t.get("not_run")
+              else ""), ""]
+    rows = [c for c in settled if c.name in d.length_cells]
+    if not rows:
+        return out + ["No settled task has a length line in the store.", ""]
+    out += ["| task | in distribution | by bin (mean over seeds) | length line | "
+            + " | ".join(d.theories) + " | refutes |", "|" + "---|" * (len(d.theories) + 5)]
+    for c in rows:
+        cell = d.length_cells[c.name]
+        bins = cell.by_config.get(cell.best_config or "", {}) if cell.best_config else {}
+        shown = ", ".join(f"{b}: {a.pick('mean'):.2f}" for b, a in bins.items()) or cell.note
+        out.append(f"| {c.name} | {d.cells[c.name].verdict} | {shown} | {cell.verdict} | "
+                   + " | ".join(c.length.get(x, "") for x in d.theories)
+                   + f" | {', '.join(refutes(c, cell.verdict, True)) or '—'} |")
+    return out
+
+
 __all__ = ["Generator", "Candidate", "generate", "known_signatures", "equivalent_known",
-           "disagreement", "rank", "select", "judge", "train", "outcomes", "refutes", "discover",
+           "disagreement", "rank", "select", "judge", "train", "train_staged", "train_length",
+           "length_specs", "length_outcomes", "outcomes", "refutes", "discover",
            "Discovery", "write", "markdown", "reference_of", "DEFAULT_GENERATORS"]
