@@ -172,15 +172,45 @@ def test_repeat_copy_against_python():
     assert all(ans.tolist() == row[:-1].tolist() for row, ans in zip(x, y))
 
 
-def test_the_huang_plan_runs_every_algorithmic_row_but_addition():
+def _sum_oracle(row):
+    """The answer of an addition row from Python's integers: the first "+" splits, a token
+    other than 0/1 in an operand counts as 0; the sum's digits, then "." (index 2)."""
+    text = "".join("01+="[t] for t in row[:-1])
+    a, _, b = text.partition("+")
+    value = sum(int("".join(c if c in "01" else "0" for c in part) or "0", 2)
+                for part in (a, b))
+    digits = [int(c) for c in bin(value)[2:]]
+    return (digits + [2] * len(row))[:len(row) - 1]
+
+
+def test_addition_against_python_integers():
+    cls = _load("addition")
+    rng = np.random.default_rng(7)
+    for n in (4, 5, 12, 50, 151):
+        task, x, y = _rows(cls, n, count=200, seed=n)
+        lens = []
+        for row, ans in zip(x, y):
+            text = "".join("01+="[t] for t in row)
+            a, _, b = text[:-1].partition("+")
+            assert text.endswith("=") and text.count("+") == 1 and a and b
+            assert all(len(p) == 1 or p[0] == "1" for p in (a, b))   # no leading zero
+            assert ans.tolist() == _sum_oracle(row) and ans[-1] == 2  # an end marker
+            lens.append(len(a))
+        assert min(lens) >= 1 and max(lens) <= n - 3
+        if n >= 12:   # the first operand's length is uniform over 1 .. n - 3
+            assert len(set(lens)) > (n - 3) // 2
+        off = rng.integers(0, 4, size=(200, n))   # any string of the alphabet
+        assert [r.tolist() for r in task.label(off)] == [_sum_oracle(r) for r in off]
+
+
+def test_the_huang_plan_runs_every_algorithmic_row():
     planned = {(p.row.name, p.row.encoding): p for p in rep.plan("huang2025", "quick")}
     for name in ("majority", "binary_majority_interleave", "sort", "copy_unique",
-                 "copy_repeat"):
+                 "copy_repeat", "addition"):
         for enc in ("learned_offsets", "nope"):
             p = planned[(name, enc)]
             assert p.specs and not p.skipped, (name, enc)
-            assert any("separator" in note for note in p.row.notes)
-    assert planned[("addition", "nope")].skipped
+            assert any("separator" in note or "a+b=" in note for note in p.row.notes)
     assert planned[("majority", "nope")].size == "1l1h64w"   # the authors' recorded model
 
 

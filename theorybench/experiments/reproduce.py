@@ -89,7 +89,8 @@ RECORDED = {("huang2025", "parity"): ("4l2h256w", 1e-4),
             ("huang2025", "copy_repeat"): ("4l4h256w", 1e-3),
             ("huang2025", "binary_majority_interleave", "learned_offsets"): ("2l4h256w", 1e-4),
             # the authors' NoPE run of this task is their 12-layer model (12 x 12 x 768)
-            ("huang2025", "binary_majority_interleave", "nope"): ("12l12h768w", 1e-4)}
+            ("huang2025", "binary_majority_interleave", "nope"): ("12l12h768w", 1e-4),
+            ("huang2025", "addition"): ("12l12h768w", 1e-4)}
 #: Bhattamishra et al.'s defaults (src/args.py): 1 layer, 1 head, width 32.
 DEFAULT_SIZE = {"bhattamishra2020": "1l1h32w"}
 #: Under the quick budget a recorded architecture this wide or wider trains too slowly on
