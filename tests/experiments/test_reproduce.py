@@ -201,6 +201,42 @@ def test_a_disagreement_is_explained_with_each_fitted_seed():
     assert "## Disagreements" in md and "1 of 2 generalize" in md
 
 
+def test_the_grid_plans_every_point_once_and_reads_the_best_fitted_one():
+    proto = get_protocol("huang2025")
+    planned = rep.plan("huang2025", "smoke", rows=["dyck1/nope", "parity"], grid=True)
+    points = [p for p in planned if p.grid]
+    # the authors' sweep: 3 layers x 2 widths x 3 head counts, one run each; an
+    # algorithmic row (parity) has no grid and stays one row
+    assert len(points) == 18 and len({p.size for p in points}) == 18
+    assert all(len(p.specs) == 1 and p.specs[0].size == p.size for p in points)
+    assert [p.row.row_id for p in planned if p.specs and not p.grid] == \
+        ["parity / learned_offsets", "parity / nope"]
+    runs = []
+    for i, p in enumerate(points):
+        if i == 3:      # generalizes
+            runs.append(_runs([(1, 1, 0.97)], [1.0]))
+        elif i == 5:    # the best beyond the training lengths, but never fitted: not read
+            runs.append(_runs([(0.9, 1, 1)], [0.9]))
+        else:
+            runs.append(_runs([(1, 0.7, 0.2)], [1.0]))
+    others = [p for p in planned if not p.grid]
+    table = reproduction.build("huang2025", proto, "smoke", points + others,
+                               runs + [[] for _ in others])
+    row = next(r for r in table["rows"] if r.get("grid"))
+    assert row["architecture"] == f"best of 18: {points[3].size}"
+    assert row["reading"] == "generalizes" and row["agrees"] is True   # published 100/100/100
+    assert (row["grid"]["fitted"], row["grid"]["generalize"]) == (17, 1)
+    assert sum(1 for r in table["rows"] if r.get("grid")) == 1     # one row of the table
+    md = reproduction.markdown(table)
+    assert "## The architecture grid" in md and "17 of 18 points fitted" in md
+    # no point fitted: read by the rule, and said so
+    table = reproduction.build("huang2025", proto, "smoke", points,
+                               [_runs([(0.5, 0.5, 0.5)], [0.5]) for _ in points])
+    row = table["rows"][0]
+    assert row["reading"] == "does not generalize" and row["by_rule"]
+    assert row["architecture"] == "grid of 18: none fitted"
+
+
 def test_reproduce_a_language_file_of_ones_own(tmp_path, capsys):
     path = tmp_path / "ab_or_ba.py"
     path.write_text('NAME = "ab_or_ba_lg"\nALPHABET = ("a", "b")\nLENGTHS = (1, 200)\n'

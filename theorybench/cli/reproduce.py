@@ -48,6 +48,10 @@ def register(sub) -> None:
     p.add_argument("--train-through", action="store_true",
                    help="no early stop: every run trains the budget's steps, its fit checked "
                         "at the end (to see whether training on after the fit changes a row)")
+    p.add_argument("--grid", action="store_true",
+                   help="run each language row at every point of the authors' architecture "
+                        "grid (huang2025: layers 1,2,4 x width 32,64 x heads 1,2,4; one seed "
+                        "each) and read the best point, as a sweep's best run is read")
     p.add_argument("--executor", default="auto", help="auto (default), inprocess, pool, ray")
     p.add_argument("--workers", type=int, default=None, help="parallel runs")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
@@ -106,17 +110,23 @@ def cmd_reproduce(args) -> int:
         f"{paper}-{os.path.splitext(os.path.basename(args.task))[0]}"
     # a partial or trained-through table is not the paper's table: its own file names, so
     # it never replaces the full one
-    name += ("-rows" if args.rows else "") + ("-through" if args.train_through else "")
+    name += ("-rows" if args.rows else "") + ("-through" if args.train_through else "") \
+        + ("-grid" if args.grid else "")
     db = args.db or f"reproduce-{name}.sqlite"
     _check_outputs(args, name, db)  # before the task file is even loaded
     wanted = [w.strip() for w in args.rows.split(",") if w.strip()] if args.rows else None
     if args.rows is not None and not wanted:
         raise ConfigError("--rows is empty; name rows such as dyck1 or d-3/nope")
     planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
-                       seeds=args.seeds, rows=wanted, train_through=args.train_through)
+                       seeds=args.seeds, rows=wanted, train_through=args.train_through,
+                       grid=args.grid)
+    if args.grid and not any(p.grid for p in planned):
+        raise ConfigError(f"--grid: no row selected has an authors' architecture grid (the "
+                          f"grids known: {', '.join(f'{a} {b} rows' for a, b in rep.GRIDS)})")
     runs = sum(len(p.specs) for p in planned)
     if args.dry_run:
-        rows = [{"row": p.row.row_id, "runs": len(p.specs), "model": p.size or None,
+        rows = [{"row": p.row.row_id + (f" @ {p.size}" if p.grid else ""),
+                 "runs": len(p.specs), "model": p.size or None,
                  "lr": p.lr, "objective": p.objective or None, "skipped": p.skipped,
                  "notes": p.notes} for p in planned]
         if args.format == "json":

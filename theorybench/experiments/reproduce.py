@@ -26,6 +26,7 @@ planned with the reason and no runs; nothing is dropped silently.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -107,6 +108,21 @@ class PlannedRow:
     lr: float | None = None
     objective: str = ""
     notes: list = field(default_factory=list)
+    #: with ``grid``: the architecture grid this row is one point of (the rows of one
+    #: published row share it; the table reads their best point, :mod:`..matrix.reproduction`)
+    grid: str = ""
+
+
+#: The architecture grids the authors' sweep files run for a kind of row, by protocol:
+#: Huang et al. 2025's formal-language sweeps (formal_lang_suite/experiments/*.yaml at
+#: commit b39b743, a wandb grid) run layers {1, 2, 4} x d_model {32, 64} x heads {1, 2, 4}
+#: per encoding, one run per point.
+GRIDS = {("huang2025", LANGUAGE): tuple(f"{l}l{h}h{w}w" for l in (1, 2, 4) for w in (32, 64)
+                                        for h in (1, 2, 4))}
+GRID_SOURCE = {("huang2025", LANGUAGE): "formal_lang_suite/experiments/*.yaml at b39b743: "
+               "layers {1, 2, 4} x d_model {32, 64} x heads {1, 2, 4}, a wandb grid sweep; "
+               "the files hold sweeps for the regular languages only, so for Dyck-1 and the "
+               "counter languages the same grid is assumed"}
 
 
 def get_budget(name: str) -> Budget:
@@ -161,14 +177,17 @@ def select_rows(rows: Sequence[PublishedRow], wanted: Sequence[str]) -> set:
 
 def plan(paper: str, budget: str = "quick", task_file: str | None = None,
          protocol: str | None = None, seeds: Sequence[int] | None = None,
-         rows: Sequence[str] | None = None, train_through: bool = False) -> list[PlannedRow]:
+         rows: Sequence[str] | None = None, train_through: bool = False,
+         grid: bool = False) -> list[PlannedRow]:
     """Every row of ``paper`` (or, with ``task_file``, the user's language under
     ``protocol``), with its run specs or the reason it is not run.
 
     ``rows`` keeps only the rows it names (see :func:`select_rows`; the others are listed
     as not selected); ``train_through`` turns the early stop off: every run trains the
     budget's steps and its fit is checked once, at the end (a run of another key, so the
-    store keeps both)."""
+    store keeps both). ``grid`` plans a row whose kind has an authors' grid (:data:`GRIDS`)
+    at every point of it, one seed each (the first), as the authors' sweep ran it; the
+    budget's steps and learning rate as for the row itself."""
     bud = get_budget(budget)
     proto = get_protocol(protocol or paper)
     all_rows = user_rows(task_file, proto) if task_file else published_rows(paper)
@@ -220,6 +239,14 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
         if lo > 1:
             planned.notes.append(f"training lengths 1..{hi} (the protocol's are {lo}..{hi}: "
                                  f"the harness trains every length up to the longest)")
+        points = GRIDS.get((proto.name, row.kind)) if grid else None
+        if points:   # the row becomes one planned row per grid point, first seed only
+            out.pop()
+            for point in points:
+                out.append(PlannedRow(
+                    row=row, size=point, lr=lr, objective=planned.objective,
+                    notes=list(planned.notes), grid=GRID_SOURCE[(proto.name, row.kind)],
+                    specs=(dataclasses.replace(specs[0], size=point),)))
     return out
 
 
