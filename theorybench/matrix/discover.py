@@ -314,8 +314,9 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
     trains the next n of up to ``window`` candidates (default: four per worker) in one
     sweep, so that the workers stay busy; a wave starts only if the runs' times so far (by
     n) say it ends before the deadline. New candidates join while fewer than ``settle``
-    are settled; those in training then finish (so a few more than ``settle`` may settle). Deterministic given the ranking,
-    except where the deadline cuts the list; resumable (the store skips what it holds)."""
+    are settled; those in training then finish (so a few more than ``settle`` may
+    settle). Deterministic given the ranking, except where the deadline cuts the list;
+    resumable (the store skips what it holds)."""
     import os
     import time as _time
     from ..experiments.sweep import run_sweep
@@ -593,6 +594,15 @@ def discover(generators: Sequence[str] = DEFAULT_GENERATORS, candidates: int = 6
     store = ResultsStore(db, readonly=True) if pathlib.Path(db).is_file() else None
     records = store.records(IN_DISTRIBUTION) if store else []
     cells = outcomes(picked, records)
+    # an Easy needs every n: one missing an n (a run cut short, a render of such a store)
+    # is partly trained whatever its cell says
+    for c in picked:
+        cell = cells.get(c.name)
+        if cell is not None and cell.verdict == EASY and \
+                set(cell.by_n) != {int(st[0].n) for st in _stages(c, profile, seeds)}:
+            summary.setdefault("left_partly_trained", [])
+            if c.name not in summary["left_partly_trained"]:
+                summary["left_partly_trained"].append(c.name)
     part = set(summary.get("left_partly_trained") or ())
     settled = [c for c in picked if c.name in cells and c.name not in part
                and cells[c.name].verdict in (EASY, HARD)]
