@@ -234,3 +234,20 @@ def test_length_specs_are_the_next_symbol_objective_on_one_encoding(tmp_path):
     assert {(s.objective, s.encoding, s.train_max_len, s.eval_bins[-1][1]) for s in specs} \
         == {("next_symbol", D.LENGTH_ENCODING, 32, 256)}
     assert "LENGTHS = (1, 256)" in c.file_text()   # the bins up to 256 can be filled
+
+
+def test_a_length_line_that_never_fits_the_training_lengths_is_not_read():
+    from theorybench.matrix.cells import Aggregate, EmpiricalCell, Thresholds
+
+    def cell(first, last):
+        bins = {"<=32": Aggregate.of([first] * 3, [256] * 3),
+                "129-256": Aggregate.of([last] * 3, [256] * 3)}
+        return EmpiricalCell("t", "length_generalization", "hard", Thresholds(),
+                             by_config={"small/nope": bins}, best_config="small/nope")
+    c = _cand("t", {"huang_lg": "unknown"})
+    c.length = {"huang_lg": "easy"}
+    d = D.Discovery(1, [], [c], [c], [c], {}, {}, {}, [], {"t": cell(0.5, 0.0)}, {})
+    assert d.length_verdict("t") == D.NOT_FITTED
+    assert D.refutes(c, d.length_verdict("t"), length=True) == []
+    d.length_cells["t"] = cell(1.0, 0.0)        # fitted, fails beyond: read, and refutes
+    assert d.length_verdict("t") == "hard" and D.refutes(c, "hard", length=True) == ["huang_lg"]

@@ -65,6 +65,7 @@ MAX_LEN = 256
 #: The length line's encoding: NoPE, the one the Huang et al. column's C-RASP rules speak of
 #: without positional terms (one encoding, so that the line fits the quick budget).
 LENGTH_ENCODING = "nope"
+NOT_FITTED = "not fitted"
 LETTERS = "abcdefgh"
 
 
@@ -516,6 +517,19 @@ class Discovery:
     length_cells: dict[str, Any] = field(default_factory=dict)   # task -> length-line cell
     length_summary: dict[str, Any] = field(default_factory=dict)
 
+    def length_verdict(self, name: str) -> str | None:
+        """The length line's reading of a task: its cell's verdict, or "not fitted" when its
+        best configuration's mean stays below the length bar on the training lengths
+        themselves (the line then says nothing about length, only about its budget)."""
+        cell = self.length_cells.get(name)
+        if cell is None:
+            return None
+        bins = cell.by_config.get(cell.best_config or "", {})
+        first = next(iter(bins.values()), None)
+        if first is not None and first.pick("mean") < Thresholds().length_accuracy:
+            return NOT_FITTED
+        return cell.verdict
+
     def partial(self) -> set[str]:
         """Candidates the time budget left before their last n: whatever their cell says
         so far, they are not settled (an Easy needs every n)."""
@@ -639,9 +653,9 @@ def reference_of(d: Discovery) -> Reference:
         d.cells[c.name].note) for c in d.settled()}}
     line = f"{LENGTH_GENERALIZATION}:{d.options.get('length_encoding', LENGTH_ENCODING)}"
     lg = {f"discovered/{c.name}.py": RefCell(
-        f"discovered/{c.name}.py", line, d.length_cells[c.name].verdict,
+        f"discovered/{c.name}.py", line, d.length_verdict(c.name),
         d.length_cells[c.name].note) for c in d.settled()
-        if c.name in d.length_cells and d.length_cells[c.name].verdict in (EASY, HARD)}
+        if d.length_verdict(c.name) in (EASY, HARD)}
     if lg:   # one encoding only: no pooled length line, which would speak for all of them
         cells[line] = lg
     src = {"lines": sorted(cells), "from": "theorybench discover",
@@ -670,10 +684,11 @@ def write(d: Discovery, out: str | pathlib.Path, tasks_dir: str | pathlib.Path |
                   + f".\n\nRefutes: {', '.join(refutes(c, cell.verdict)) or 'none'}.")
         lg = d.length_cells.get(c.name)
         if lg is not None:
+            v = d.length_verdict(c.name)
             record += (f"\n\nLength line ({d.options.get('length_encoding', LENGTH_ENCODING)},"
                        f" next-symbol objective, trained on lengths <= 32, tested to 256): "
-                       f"{lg.verdict} ({lg.note}); refutes on that line: "
-                       f"{', '.join(refutes(c, lg.verdict, True)) or 'none'}.")
+                       f"{v} ({lg.note}); refutes on that line: "
+                       f"{', '.join(refutes(c, v, True)) or 'none'}.")
         p = tasks_dir / f"{c.name}.py"
         atomic_write(p, c.file_text(record))
         files[p.name] = p
@@ -780,9 +795,9 @@ def markdown(d: Discovery) -> str:
                        f"{len(d.judged)} judged candidates it decided "
                        f"{judged_decided[t]}")
         lg = [c for c in settled if c.name in d.length_cells]
-        lg_hit = [c.name for c in lg if t in refutes(c, d.length_cells[c.name].verdict, True)]
+        lg_hit = [c.name for c in lg if t in refutes(c, d.length_verdict(c.name), True)]
         lg_decided = [c for c in lg if c.length.get(t) in (EASY, HARD)
-                      and d.length_cells[c.name].verdict in (EASY, HARD)]
+                      and d.length_verdict(c.name) in (EASY, HARD)]
         if lg_decided:
             out[-1] += (f"; on the length line ({o.get('length_encoding', LENGTH_ENCODING)}) "
                         f"it decides {len(lg_decided)} of the {len(lg)} with that line and is "
@@ -807,8 +822,14 @@ def _length_section(d: Discovery, settled: list[Candidate]) -> list[str]:
            f"256. A task *generalizes* when the mean over seeds is >= "
            f"{Thresholds().length_accuracy:g} in every bin. Only a theory with its own "
            f"prediction for this line (the Huang et al. column, per encoding) is read here; "
-           f"the other columns' cells speak of learning at the trained lengths, and a blank "
-           f"says so.",
+           f"the other columns' cells speak of learning at the trained lengths. A task whose "
+           f"mean stays below that bar on the training lengths themselves is *not fitted*: "
+           f"its line says nothing about length (the budget was too small for it) and is "
+           f"not read. The theories analyse membership, the acceptance of a whole word; "
+           f"this line trains next-symbol sets, in which every position also reads its own "
+           f"symbol, so a disagreement here can be one of objective rather than of the "
+           f"theory (Sigma* b, for one, is out of C-RASP without positions as a membership "
+           f"question, while its next-symbol sets need only the current symbol).",
            "", f"This invocation: {t.get('ran', 0)} runs ran, {t.get('skipped_done', 0)} "
            f"already in the store, {t.get('failed', 0)} failed; {t.get('wall_s', 0):.0f} s"
            + (f"; not run for lack of time: {', '.join(t['not_run'])}" if t.get("not_run")
@@ -816,15 +837,21 @@ def _length_section(d: Discovery, settled: list[Candidate]) -> list[str]:
     rows = [c for c in settled if c.name in d.length_cells]
     if not rows:
         return out + ["No settled task has a length line in the store.", ""]
+    cols = [x for x in d.theories if any(x in c.length for c in rows)]
     out += ["| task | in distribution | by bin (mean over seeds) | length line | "
-            + " | ".join(d.theories) + " | refutes |", "|" + "---|" * (len(d.theories) + 5)]
+            + "".join(f"{x} ({enc}) | " for x in cols) + "refutes |",
+            "|" + "---|" * (len(cols) + 5)]
     for c in rows:
         cell = d.length_cells[c.name]
         bins = cell.by_config.get(cell.best_config or "", {}) if cell.best_config else {}
         shown = ", ".join(f"{b}: {a.pick('mean'):.2f}" for b, a in bins.items()) or cell.note
-        out.append(f"| {c.name} | {d.cells[c.name].verdict} | {shown} | {cell.verdict} | "
-                   + " | ".join(c.length.get(x, "") for x in d.theories)
-                   + f" | {', '.join(refutes(c, cell.verdict, True)) or '—'} |")
+        v = d.length_verdict(c.name)
+        out.append(f"| {c.name} | {d.cells[c.name].verdict} | {shown} | {v} | "
+                   + "".join(f"{c.length.get(x, '')} | " for x in cols)
+                   + f"{', '.join(refutes(c, v, True)) or '—'} |")
+    fitted = [c for c in rows if d.length_verdict(c.name) in (EASY, HARD)]
+    out += ["", f"Fitted on the training lengths: {len(fitted)} of {len(rows)}; of those, "
+            f"{sum(d.length_verdict(c.name) == EASY for c in fitted)} generalize to 256."]
     return out
 
 
