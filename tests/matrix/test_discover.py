@@ -251,3 +251,49 @@ def test_a_length_line_that_never_fits_the_training_lengths_is_not_read():
     assert D.refutes(c, d.length_verdict("t"), length=True) == []
     d.length_cells["t"] = cell(1.0, 0.0)        # fitted, fails beyond: read, and refutes
     assert d.length_verdict("t") == "hard" and D.refutes(c, "hard", length=True) == ["huang_lg"]
+
+
+def test_a_resumed_store_holding_larger_n_takes_the_same_path(monkeypatch):
+    """Runs of a larger n already in the store (from a longer earlier run) must not decide
+    an earlier step: the resumed schedule is the fresh one."""
+    from theorybench.experiments import sweep
+    script = {"hard16": {8: "open", 16: "not", 32: "learned"},
+              "easy": {8: "learned", 16: "learned", 32: "learned"}}
+
+    class _Rec:
+        def __init__(self, key):
+            self.key, self.metrics, self.spec = key, {"wall_s": 1.0}, {}
+
+    every = [_Rec(f"{t}-{n}-{s}") for t in script for n in script[t] for s in (0, 1, 2)]
+
+    class _Store:
+        def __init__(self, *a, **k):
+            pass
+
+        def records(self, line):
+            return every
+
+    def fake_outcomes(cands, records):
+        seen = {}
+        for r in records:
+            t, n, _ = r.key.split("-")
+            seen.setdefault(t, set()).add(int(n))
+        out = {}
+        for c in cands:
+            got = [script[c.name][n] for n in sorted(seen.get(c.name, ()))]
+            out[c.name] = _Cell("hard" if "not" in got else "inconclusive" if "open" in got
+                                else "easy")
+        return out
+
+    order: list = []
+    monkeypatch.setattr(D, "_stages", lambda c, p, seeds: [[_Spec(c.name, n, s) for s in seeds]
+                                                            for n in sorted(script[c.name])])
+    monkeypatch.setattr(sweep, "run_sweep", lambda line, specs=(), **kw: order.extend(
+        (s.task, s.n) for s in specs) or {"ran": 0, "skipped_done": len(specs), "failed": 0})
+    monkeypatch.setattr(D, "outcomes", fake_outcomes)
+    monkeypatch.setattr(D, "ResultsStore", _Store)
+    cands = [_cand(name, {"x": "easy", "y": "hard"}) for name in script]
+    _, summary = D.train_staged(cands, "db", workers=1, progress=False)
+    # n = 8 open -> straight to the largest n; n = 16 (not learned, in the store) is skipped
+    assert sorted({n for t, n in order if t == "hard16"}) == [8, 32]
+    assert summary["skipped_between"] == ["hard16"]

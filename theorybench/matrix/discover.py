@@ -334,6 +334,7 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
                              "left_partly_trained": [],
                              "cut_by_deadline": False, "settle": settle}
     begin = _time.perf_counter()
+    trained_keys: set[str] = set()
 
     def settled_count() -> int:
         return sum(v in (EASY, HARD) for v in verdicts.values())
@@ -368,11 +369,14 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
             total[k] += int(summary.get(k, 0) or 0)
         records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION)
         keys = {w.key for w in wave}
+        trained_keys |= keys
         for r in records:
             m = r.metrics or {}
             if r.key in keys and isinstance(m.get("wall_s"), (int, float)):
                 per_run.setdefault(int(r.spec.get("n") or 0), []).append(float(m["wall_s"]))
-        cells = outcomes([c for c, _ in active], records)
+        # only the stages this schedule has reached: a resumed store may already hold a
+        # larger n, which must not decide an earlier step (else a resume takes another path)
+        cells = outcomes([c for c, _ in active], [r for r in records if r.key in trained_keys])
         nxt = []
         for c, stages in active:
             cell = cells.get(c.name)
