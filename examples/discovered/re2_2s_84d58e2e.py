@@ -7,9 +7,11 @@ Settled in distribution: Easy (n=8: 1.00 (seeds 1.00-1.00; Wilson 1.00-1.00); n=
 Theory verdicts: star_free easy; star_free_pos easy; ac0 easy; tc0 easy; crasp hard; mpc easy; bapo easy; sensitivity easy; huang_lg unknown.
 
 Refutes: crasp.
+
+Length line (nope, next-symbol objective, trained on lengths <= 32, tested to 256): easy (generalizes with small/nope next-symbol); refutes on that line: huang_lg.
 """
 
 NAME = "re2_2s_84d58e2e"
 ALPHABET = ('a', 'b')
-LENGTHS = (1, 64)
+LENGTHS = (1, 256)
 DFA = {'start': 0, 'accept': [1], 'delta': {0: {'a': 0, 'b': 1}, 1: {'a': 0, 'b': 1}}}

@@ -7,9 +7,11 @@ Settled in distribution: Easy (n=8: 1.00 (seeds 0.99-1.00; Wilson 1.00-1.00); n=
 Theory verdicts: star_free hard; star_free_pos easy; ac0 easy; tc0 easy; crasp hard; mpc easy; bapo easy; sensitivity easy; huang_lg unknown.
 
 Refutes: crasp, star_free.
+
+Length line (nope, next-symbol objective, trained on lengths <= 32, tested to 256): not fitted (no configuration reaches 0.9 in every bin (best: small/nope next-symbol, lowest bin accuracy 0.00)); refutes on that line: none.
 """
 
 NAME = "re2_3s_17d4378d"
 ALPHABET = ('a', 'b')
-LENGTHS = (1, 64)
+LENGTHS = (1, 256)
 DFA = {'start': 0, 'accept': [0], 'delta': {0: {'a': 1, 'b': 2}, 1: {'a': 2, 'b': 2}, 2: {'a': 0, 'b': 2}}}

@@ -1,0 +1,17 @@
+"""Found by `theorybench discover` (dfa:2:3): the language of a 3-state minimal automaton over {a, b}.
+
+Shortest members: b, ab, ba, bb; non-members: a, aa, aaa, baa.
+
+Settled in distribution: Easy (n=8: 1.00 (seeds 0.99-1.00; Wilson 1.00-1.00); n=16: 0.99 (seeds 0.98-1.00; Wilson 0.99-1.00); n=32: 0.99 (seeds 0.98-1.00; Wilson 0.99-0.99); target 0.99 reached at every n in [8, 16, 32]; decided by deep/rope lr=0.002 (4 layers) under protocol theorybench).
+
+Theory verdicts: star_free hard; star_free_pos easy; ac0 easy; tc0 easy; crasp hard; mpc easy; bapo easy; sensitivity easy; huang_lg unknown.
+
+Refutes: crasp, star_free.
+
+Length line (nope, next-symbol objective, trained on lengths <= 32, tested to 256): not fitted (no configuration reaches 0.9 in every bin (best: small/nope next-symbol, lowest bin accuracy 0.00)); refutes on that line: none.
+"""
+
+NAME = "re2_3s_41482292"
+ALPHABET = ('a', 'b')
+LENGTHS = (1, 256)
+DFA = {'start': 0, 'accept': [1, 2], 'delta': {0: {'a': 0, 'b': 1}, 1: {'a': 2, 'b': 1}, 2: {'a': 0, 'b': 0}}}
