@@ -278,18 +278,6 @@ def judge(cands: Sequence[Candidate], folder: pathlib.Path, ctx: Context,
 
 # ---- training -----------------------------------------------------------------------------
 
-def train(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0, 1, 2),
-          profile: str = "quick", workers: int | None = None, progress: bool = True
-          ) -> dict[str, Any]:
-    """The candidates' in-distribution runs under ``profile``'s protocol (its grid for
-    these tasks, with ``seeds``), in the store ``db`` (resumable), all at once."""
-    from ..experiments.sweep import run_sweep
-    if not cands:
-        return {"ran": 0, "skipped_done": 0, "failed": 0, "wall_s": 0.0}
-    return run_sweep(IN_DISTRIBUTION, tasks=[c.name for c in cands], profile=profile, db=db,
-                     seeds=list(seeds), progress=progress, workers=workers, label="discover")
-
-
 def _stages(c: Candidate, profile: str, seeds: Sequence[int]) -> list[list[Any]]:
     """The candidate's in-distribution run specs, grouped by n, smallest n first."""
     from ..experiments.profiles import expand
@@ -370,10 +358,8 @@ def train_staged(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
         records = ResultsStore(db, readonly=True).records(IN_DISTRIBUTION)
         keys = {w.key for w in wave}
         trained_keys |= keys
-        for r in records:
-            m = r.metrics or {}
-            if r.key in keys and isinstance(m.get("wall_s"), (int, float)):
-                per_run.setdefault(int(r.spec.get("n") or 0), []).append(float(m["wall_s"]))
+        for r, wall in _walls(records, keys):
+            per_run.setdefault(int(r.spec.get("n") or 0), []).append(wall)
         # only the stages this schedule has reached: a resumed store may already hold a
         # larger n, which must not decide an earlier step (else a resume takes another path)
         cells = outcomes([c for c, _ in active], [r for r in records if r.key in trained_keys])
@@ -458,11 +444,9 @@ def train_length(cands: Sequence[Candidate], db: str, seeds: Sequence[int] = (0,
                             progress=progress, workers=workers, label="discover length")
         for k in ("ran", "skipped_done", "failed"):
             total[k] += int(summary.get(k, 0) or 0)
-        keys = {s.key for s in specs}
-        for r in ResultsStore(db, readonly=True).records(LENGTH_GENERALIZATION):
-            m = r.metrics or {}
-            if r.key in keys and isinstance(m.get("wall_s"), (int, float)):
-                times.append(float(m["wall_s"]))
+        times += [wall for _, wall in _walls(
+            ResultsStore(db, readonly=True).records(LENGTH_GENERALIZATION),
+            {s.key for s in specs})]
     total["wall_s"] = _time.perf_counter() - begin
     return total
 
@@ -481,6 +465,12 @@ def length_outcomes(cands: Sequence[Candidate], records: Iterable[Any], profile:
             and all(r.spec.get(k) == v for k, v in same.items())]
     return {t: cell for t, cell in length_generalization_cells(mine, thresholds).items()
             if t in names}
+
+
+def _walls(records, keys: set[str]) -> list[tuple[Any, float]]:
+    """(record, wall seconds) of the finished runs among ``keys``."""
+    return [(r, float(r.metrics["wall_s"])) for r in records
+            if r.key in keys and isinstance((r.metrics or {}).get("wall_s"), (int, float))]
 
 
 def _mean(xs, default: float) -> float:
@@ -860,6 +850,6 @@ def _length_section(d: Discovery, settled: list[Candidate]) -> list[str]:
 
 
 __all__ = ["Generator", "Candidate", "generate", "known_signatures", "equivalent_known",
-           "disagreement", "rank", "select", "judge", "train", "train_staged", "train_length",
+           "disagreement", "rank", "select", "judge", "train_staged", "train_length",
            "length_specs", "length_outcomes", "outcomes", "refutes", "discover",
            "Discovery", "write", "markdown", "reference_of", "DEFAULT_GENERATORS"]
