@@ -301,3 +301,14 @@ def test_rows_and_train_through_select_and_retrain_without_touching_the_full_tab
     capsys.readouterr()
     assert main(["reproduce", "huang2025", "--rows", " , ", "--dry-run"]) == 2
     assert "--rows is empty" in capsys.readouterr().err
+
+
+def test_language_budget_notes_follow_each_authors_dataset_config():
+    # the authors' configs draw 200 strings for D-2 but 10,000 for D-3 (100 epochs at
+    # batch 16 either way): one shared "about 200 strings" note was wrong for most rows
+    rows = {r.name: r for r in published_rows("huang2025") if r.encoding == "nope"}
+    assert "over 200 strings" in rows["d-2"].budget and "1,300 steps" in rows["d-2"].budget
+    assert "over 10,000 strings" in rows["d-3"].budget and "62,500 steps" in rows["d-3"].budget
+    assert "not the plotted one" in rows["d-4"].budget      # its window is 2-100
+    assert "not the plotted one" not in rows["d-3"].budget
+    assert "no configuration" in rows["dyck1"].budget

@@ -192,8 +192,9 @@ _PROTOCOL_NOTES = {
 _SAMPLERS = {("huang2025", f"d-{k}"): f"huang_dn:depth={k}" for k in (2, 3, 4, 12)}
 _DN_NOTE = ("strings drawn as the authors' D_n generator draws them (sampler {sampler}: "
             "formal_lang_suite/generators/starfree_generator.py at commit 24c8c29), for "
-            "training and for every test bin, afresh rather than their fixed 200 training "
-            "and 25 test strings per bin")
+            "training and for every test bin, afresh rather than a fixed set (their "
+            "dataset configs: 200 training and 25 test strings per bin for D-2, 10,000 and "
+            "2,000 for D-3, D-4 and D-12)")
 
 
 _ADDITION_NOTE = ("a task file (experiments/algorithmic/addition.py) drawing a+b= as the "
@@ -211,17 +212,55 @@ _ANSWER_NOTE = ("a task file with an answer after the separator \"|\" (answer-on
                 "at most 50 tokens hold at most 49 before it (the authors' 50) and each test "
                 "bin is shifted by one token; no <bos> token")
 
-#: How Huang et al.'s runs were trained, per kind of row (their formal-language files at
-#: commit 24c8c29, the algorithmic ones at 790f068).
-_HUANG_BUDGET = {
-    LANGUAGE: ("the authors' formal-language runs (formal_lang_suite/train_with_ce.py, "
-               "experiments/*.yaml) trained 100 epochs over a fixed set of about 200 strings "
-               "in batches of 16, about 1,250 steps, at every point of a grid of layers "
-               "{1, 2, 4} x width {32, 64} x heads {1, 2, 4} per encoding; how the plotted "
-               "figure was chosen from the grid is not stated in the files read"),
-    ALGORITHMIC: ("the authors' algorithmic runs trained up to 30,000 steps at batch 64 with "
-                  "the architecture their sweep chose"),
+#: The training set each of Huang et al.'s formal-language sweeps draws, per row: the
+#: dataset config's training_size and length window (formal_lang_suite/configs/dataset/
+#: *.yaml at commit b39b743) and the sweep's batch size and epochs (experiments/*.yaml):
+#: (config name, strings, window, batch, epochs). The committed generated_ds/ files do not
+#: all match these windows or the plotted bins, so which set stands behind each plotted
+#: figure is not certain; Dyck-1 and the counter languages have no config.
+_HUANG_DATASETS = {
+    "tomita1": ("tomita-1", 1000, (1, 100), 16, 100),
+    "tomita2": ("tomita-2", 1000, (1, 100), 16, 100),
+    **{f"tomita{k}": (f"tomita-{k}", 10000, (1, 100), 16, 150 if k == 5 else 100)
+       for k in (3, 4, 5, 6, 7)},
+    "d-2": ("d-2", 200, (2, 50), 16, 100),
+    "d-3": ("d-3", 10000, (2, 50), 16, 100),
+    "d-4": ("d-4", 10000, (2, 100), 16, 100),
+    "d-12": ("d-12", 10000, (2, 100), 16, 100),
+    "aabbccddee": ("aa_star_bb_star_cc_star_dd_star_ee_star", 10000, (5, 200), 16, 100),
+    "adbc": ("ab_star_d_bc_star", 10000, (2, 50), 16, 100),
+    "012": ("012_star_0_2_star", 10000, (2, 50), 16, 100),
+    "(aa)*": ("aa_star", 40, (2, 100), 16, 100),
+    "(aaaa)*": ("aaaa_star", 125, (4, 500), 16, 100),
+    "(abab)*": ("abab_star", 125, (4, 500), 4, 150),
 }
+
+
+def _language_budget(name: str) -> str:
+    """How the authors' sweep trained a language row, from their config files."""
+    grid = ("at every point of a grid of layers {1, 2, 4} x width {32, 64} x heads "
+            "{1, 2, 4} per encoding, with no early stop; how the plotted figure was chosen "
+            "from the grid is not stated in the files read")
+    if name not in _HUANG_DATASETS:
+        return ("the authors' files hold no configuration for this language; their "
+                "formal-language sweeps (formal_lang_suite/train_with_ce.py, "
+                "experiments/*.yaml) train 100 epochs at batch 16 over a fixed set drawn by "
+                "the dataset config (40 to 10,000 strings, so about 300 to 93,750 steps) "
+                + grid)
+    config, size, (lo, hi), batch, epochs = _HUANG_DATASETS[name]
+    steps = epochs * -(-size // batch)
+    return (f"the authors' sweep for this language (formal_lang_suite/experiments/, dataset "
+            f"config configs/dataset/{config}.yaml) trains {epochs} epochs at batch {batch} "
+            f"over {size:,} strings of lengths {lo}-{hi} (duplicates removed), about "
+            f"{steps:,} steps (train_with_ce.py: a cross-entropy over next-symbol-set "
+            f"classes), " + grid
+            + ("" if hi == 50 else f"; that window is not the plotted one (training to 50), "
+               f"so the committed config is not the one behind the figure"))
+
+
+#: How Huang et al.'s algorithmic runs were trained (their files at commit 790f068).
+_HUANG_ALGORITHMIC_BUDGET = ("the authors' algorithmic runs trained up to 30,000 steps at "
+                             "batch 64 with the architecture their sweep chose")
 
 
 def _huang_rows() -> list[PublishedRow]:
@@ -238,7 +277,8 @@ def _huang_rows() -> list[PublishedRow]:
                 paper="huang2025", name=name, task=task or "", kind=kind, encoding=encoding,
                 bins=tuple(b / 100 for b in bins), source=HUANG_SOURCE,
                 unavailable=unavailable, notes=notes, sampler=sampler,
-                budget=_HUANG_BUDGET[kind]))
+                budget=(_language_budget(name) if kind == LANGUAGE
+                        else _HUANG_ALGORITHMIC_BUDGET)))
     return rows
 
 
