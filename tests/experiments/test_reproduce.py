@@ -312,3 +312,23 @@ def test_language_budget_notes_follow_each_authors_dataset_config():
     assert "not the plotted one" in rows["d-4"].budget      # its window is 2-100
     assert "not the plotted one" not in rows["d-3"].budget
     assert "no configuration" in rows["dyck1"].budget
+
+
+def test_paper_budget_trains_languages_by_the_authors_recipe_and_quick_says_so():
+    paper = {p.row.row_id: p for p in rep.plan("huang2025", "paper")}
+    quick = {p.row.row_id: p for p in rep.plan("huang2025", "quick")}
+    d3 = paper["d-3 / nope"].specs[0].training
+    assert (d3.lr, d3.batch_size, d3.steps, d3.weight_decay, d3.schedule) == \
+        (1e-5, 16, 62_500, 0.1, "constant")
+    assert d3.eval_every == d3.steps            # no early stop: one fit check, at the end
+    d2 = paper["d-2 / nope"].specs[0].training  # 200 strings: 13 batches x 100 epochs
+    assert (d2.steps, d2.batch_size) == (1_300, 16)
+    abab = paper["(abab)* / nope"].specs[0].training
+    assert (abab.steps, abab.batch_size) == (4_800, 4)
+    # the algorithmic rows keep the protocol's own settings
+    par = paper["parity / nope"].specs[0].training
+    assert (par.lr, par.batch_size, par.schedule) == (1e-4, 64, "linear")
+    # quick keeps its own training (and its store keys) and names what it replaces
+    q = quick["d-3 / nope"]
+    assert q.specs[0].training.lr == 1e-3 and q.specs[0].training.steps == 1_500
+    assert any("authors' recipe" in n and "is replaced" in n for n in q.notes)

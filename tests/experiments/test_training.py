@@ -111,6 +111,13 @@ def test_schedule_warmup_then_cosine():
     assert lr_at(60, cfg) == pytest.approx(0.5) and lr_at(110, cfg) == pytest.approx(0.0)
 
 
+def test_constant_schedule_keeps_the_rate_after_warmup():
+    cfg = TrainingConfig(steps=100, warmup=0, lr=0.5, schedule="constant")
+    assert {lr_at(k, cfg) for k in (0, 50, 99, 100)} == {0.5}
+    warm = TrainingConfig(steps=100, warmup=4, lr=1.0, schedule="constant")
+    assert lr_at(1, warm) == pytest.approx(0.5) and lr_at(80, warm) == 1.0
+
+
 def test_default_grid_is_27_configurations():
     from theorybench.experiments.profiles import expand
     specs = expand("length_generalization", "paper", ["parity"], seeds=[0])

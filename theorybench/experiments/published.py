@@ -258,6 +258,22 @@ def _language_budget(name: str) -> str:
                f"so the committed config is not the one behind the figure"))
 
 
+#: A language without a dataset config is assumed to take the most common one's size.
+ASSUMED_LANGUAGE_SET = 10000
+
+
+def authors_language_steps(name: str) -> tuple[int, int, str]:
+    """The optimizer steps and batch size of the authors' sweep for a Huang et al.
+    language row (its dataset config's strings x epochs / batch) and where they come from."""
+    if name in _HUANG_DATASETS:
+        config, size, _, batch, epochs = _HUANG_DATASETS[name]
+        return epochs * -(-size // batch), batch, (f"{epochs} epochs at batch {batch} over the "
+                                            f"{size:,} strings of configs/dataset/{config}.yaml")
+    return 100 * -(-ASSUMED_LANGUAGE_SET // 16), 16, (
+        f"100 epochs at batch 16 over {ASSUMED_LANGUAGE_SET:,} strings, assumed (the most "
+        f"common dataset config's size; the authors' files hold none for this language)")
+
+
 #: How Huang et al.'s algorithmic runs were trained (their files at commit 790f068).
 _HUANG_ALGORITHMIC_BUDGET = ("the authors' algorithmic runs trained up to 30,000 steps at "
                              "batch 64 with the architecture their sweep chose")

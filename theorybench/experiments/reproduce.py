@@ -37,7 +37,8 @@ from .data import MEMBERSHIP, NEXT_SYMBOL
 from .lines import LENGTH_GENERALIZATION
 from .model import size_shape
 from .protocols import Protocol, get_protocol
-from .published import ALGORITHMIC, LANGUAGE, PublishedRow, language_file, published_rows
+from .published import (ALGORITHMIC, LANGUAGE, PublishedRow, authors_language_steps,
+                        language_file, published_rows)
 from .spec import RunSpec
 from .store import DEFAULT_DB, ResultsStore
 from .sweep import run_sweep
@@ -123,6 +124,27 @@ GRID_SOURCE = {("huang2025", LANGUAGE): "formal_lang_suite/experiments/*.yaml at
                "layers {1, 2, 4} x d_model {32, 64} x heads {1, 2, 4}, a wandb grid sweep; "
                "the files hold sweeps for the regular languages only, so for Dyck-1 and the "
                "counter languages the same grid is assumed"}
+
+
+@dataclass(frozen=True)
+class LanguageRecipe:
+    """How a paper's authors trained its language rows, where it differs from the
+    protocol's algorithmic settings."""
+    lr: float
+    weight_decay: float
+    schedule: str
+    source: str
+
+
+#: Huang et al. 2025's formal-language runs (formal_lang_suite at commit b39b743):
+#: train_with_ce.py builds AdamW from configs/optimizer/adamw.yaml (lr 1e-5, weight decay
+#: 0.1) and steps no scheduler (configs/defaults.yaml: use_scheduler False), clips no
+#: gradient and never stops early: every epoch of the sweep's 100 (150 for some) is run.
+#: The batch size and the steps are the row's (its dataset config, :mod:`.published`).
+LANGUAGE_RECIPES = {"huang2025": LanguageRecipe(
+    lr=1e-5, weight_decay=0.1, schedule="constant",
+    source="formal_lang_suite/train_with_ce.py, configs/optimizer/adamw.yaml, "
+           "configs/defaults.yaml at b39b743")}
 
 
 def get_budget(name: str) -> Budget:
@@ -225,6 +247,26 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                   eval_every=bud.steps if train_through else bud.eval_every,
                                   eval_count=bud.eval_count, target=proto.fit_accuracy,
                                   final_eval_count=bud.final_eval_count, schedule="linear")
+        recipe = LANGUAGE_RECIPES.get(proto.name) if row.kind == LANGUAGE else None
+        if recipe is not None:
+            steps, batch, where = authors_language_steps(row.name)
+            said = (f"the authors' recipe: AdamW lr {recipe.lr:g}, weight decay "
+                    f"{recipe.weight_decay:g}, no schedule, batch {batch}, {steps:,} steps "
+                    f"({where}), no early stop ({recipe.source})")
+            if bud.name == "paper":
+                lr = planned.lr = recipe.lr
+                training = dataclasses.replace(
+                    training, steps=steps, batch_size=batch, lr=recipe.lr, warmup=0,
+                    weight_decay=recipe.weight_decay, schedule=recipe.schedule,
+                    eval_every=steps)
+                planned.notes.append(f"trained by {said}; strings drawn afresh rather than "
+                                     f"from a fixed set, and gradients clipped at norm 1 "
+                                     f"(theirs: none)")
+            else:
+                planned.notes.append(
+                    f"{said} is replaced under the {bud.name} budget by lr {lr:g} with "
+                    f"linear decay, batch {training.batch_size}, at most {bud.steps:,} steps "
+                    f"and the early stop: the authors' steps do not fit 2 cores")
         specs = []
         for seed in seed_list:
             specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task, params=params,

@@ -30,7 +30,7 @@ class RunFailed(Exception):
     records the message as the run's error and continues."""
 
 
-SCHEDULES = ("cosine", "linear")
+SCHEDULES = ("cosine", "linear", "constant")
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,8 @@ class TrainingConfig:
     # 0 turns it off. Such a stop reads "not learned within budget", never more.
     plateau: int = 0
     plateau_tol: float = 0.01
-    #: the decay after warm-up: "cosine" (to 0) or "linear" (to 0; Huang et al. 2025's runs)
+    #: the decay after warm-up: "cosine" (to 0), "linear" (to 0; Huang et al. 2025's
+    #: algorithmic runs) or "constant" (none; their formal-language runs)
     schedule: str = "cosine"
 
     def __post_init__(self):
@@ -124,9 +125,11 @@ def pick_device(device: str = "cpu") -> torch.device:
 
 def lr_at(step: int, cfg: TrainingConfig) -> float:
     """Linear warm-up to ``lr`` over ``warmup`` steps, then cosine (or linear) decay to 0
-    at ``steps``."""
+    at ``steps``, or (``constant``) ``lr`` to the end."""
     if step < cfg.warmup:
         return cfg.lr * (step + 1) / cfg.warmup
+    if cfg.schedule == "constant":
+        return cfg.lr
     frac = (step - cfg.warmup) / max(1, cfg.steps - cfg.warmup)
     if cfg.schedule == "linear":
         return cfg.lr * max(0.0, 1.0 - frac)
