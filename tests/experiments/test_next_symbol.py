@@ -12,8 +12,8 @@ import torch
 from theorybench import tasks
 from theorybench.errors import ConfigError, NoPrefixOracle
 from theorybench.experiments import length_generalization as lg
-from theorybench.experiments.data import (BOS_TOKEN, IGNORE, NEXT_SYMBOL, TaskData, accuracy,
-                                          chance_accuracy, sizes_in_range)
+from theorybench.experiments.data import (BOS_TOKEN, IGNORE, NEXT_SET, NEXT_SYMBOL, TaskData,
+                                          accuracy, chance_accuracy, sizes_in_range)
 from theorybench.experiments.spec import RunSpec
 from theorybench.experiments.trainer import TrainingConfig, loss_fn
 
@@ -156,3 +156,44 @@ def test_regex_file_trains_under_the_objective(regex_task):
     assert set(m["bins"]) == {"<=8", "9-12"}
     assert all(0 <= v <= 1 for v in m["bins"].values())
     assert m["steps"] >= 30 and np.isfinite(m["train_loss"])
+
+
+def test_set_classes_hold_the_same_sets_one_class_each(regex_task):
+    # the authors' cross-entropy objective: the same strings and sets, each set one class
+    per_symbol = TaskData(regex_task, {}, range(1, 9), objective=NEXT_SYMBOL)
+    per_set = TaskData(regex_task, {}, range(1, 9), objective=NEXT_SET)
+    a = per_symbol.sample(np.random.default_rng(5), 40)
+    b = per_set.sample(np.random.default_rng(5), 40)
+    assert torch.equal(a.inputs, b.inputs) and torch.equal(a.targets, b.targets)
+    assert per_set.output == NEXT_SET and len(per_set.label_vocab) == 2 ** 4
+    # class k names the set whose bitmask is k, checked against Python's regex engine
+    for row_in, row_tgt in zip(b.inputs.tolist(), b.targets.tolist()):
+        word = "".join(per_set.vocab[t] for t in row_in if t != 0)[len(BOS_TOKEN):]
+        names = [per_set.label_vocab[k] for k in row_tgt if k != IGNORE]
+        want = regex_sets("(ab|ba)*c?", "abc", word, range(1, 13))
+        assert names == ["{" + ",".join(x for x in ("a", "b", "c", "<eos>") if x in w) + "}"
+                         for w in want]
+
+
+def test_set_classes_score_the_argmax_per_string_with_a_cross_entropy():
+    tgt = torch.tensor([[3, 4, IGNORE], [1, 6, 4]])
+    logits = torch.zeros(2, 3, 8)
+    for r in range(2):
+        for t in range(3):
+            if tgt[r, t] != IGNORE:
+                logits[r, t, tgt[r, t]] = 5.0
+    assert accuracy(logits, tgt, NEXT_SET) == 1.0
+    wrong = logits.clone()
+    wrong[1, 1, 7] = 9.0              # one set of row 1 mistaken for another
+    assert accuracy(wrong, tgt, NEXT_SET) == 0.5
+    assert float(loss_fn(torch.zeros(2, 3, 8), tgt, NEXT_SET)) == pytest.approx(np.log(8))
+
+
+def test_set_classes_refuse_a_large_alphabet(tmp_path):
+    path = tmp_path / "big.py"
+    path.write_text('NAME = "big_alphabet_ns"\nALPHABET = tuple("abcdefghij")\n'
+                    'LENGTHS = (1, 6)\nREGEX = "a[abcdefghij]*"\n')
+    tasks.registry.load_task_file(path, export=False)
+    with pytest.raises(ConfigError, match="at most 8 letters"):
+        TaskData("big_alphabet_ns", {}, [3], objective=NEXT_SET)
+    assert TaskData("big_alphabet_ns", {}, [3], objective=NEXT_SYMBOL).output == NEXT_SYMBOL

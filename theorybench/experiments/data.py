@@ -24,11 +24,19 @@ What the model sees and which positions are scored (``targets`` holds ``IGNORE``
   al.'s formal-language suite (ICLR 2025); training rows are members only, each length
   uniform over the lengths that have members.
 
+* ``next_symbol_set`` (the objective of that name): the same strings and sets, but each
+  set is one class of a softmax over the sets (a read-out of ``2 ** (letters + 1)``
+  logits, one per bitmask, trained with a cross-entropy): Huang et al.'s
+  ``formal_lang_suite/train_with_ce.py`` (commit b39b743), which maps each distinct
+  multi-hot target to one token and trains a cross-entropy over those tokens. Only
+  alphabets of at most :data:`MAX_SET_LETTERS` letters (the classes are bounded in advance).
+
 Accuracy (:func:`accuracy`): ``final`` and ``per_position`` - the fraction of scored
 positions predicted right (for ``final`` that is the fraction of inputs); ``answer`` -
 exact match: the fraction of rows whose answer tokens are all right; ``next_symbol`` - the
 fraction of strings whose every set is predicted exactly (a symbol is predicted allowed
-when its logit is positive). Under teacher forcing
+when its logit is positive; for ``next_symbol_set``, the set whose class has the largest
+logit). Under teacher forcing
 this equals the exact match of greedy decoding: greedy output agrees with the truth up to
 the first wrong prediction, which is a wrong prediction under teacher forcing too.
 """
@@ -52,8 +60,14 @@ PAD_TOKEN = "<pad>"
 BOS_TOKEN = "<bos>"
 #: What a run trains: the task's own label (``membership``: one label per input for a
 #: language) or, for a language, the next-symbol sets of its members.
-MEMBERSHIP, NEXT_SYMBOL = "membership", "next_symbol"
-OBJECTIVES = (MEMBERSHIP, NEXT_SYMBOL)
+MEMBERSHIP, NEXT_SYMBOL, NEXT_SET = "membership", "next_symbol", "next_symbol_set"
+OBJECTIVES = (MEMBERSHIP, NEXT_SYMBOL, NEXT_SET)
+#: The objectives that train a language's next-symbol sets (one logit per symbol, or one
+#: per set).
+SET_OBJECTIVES = (NEXT_SYMBOL, NEXT_SET)
+#: ``next_symbol_set`` has one class per subset of letters and end of string: 2 ** 9 = 512
+#: classes at most.
+MAX_SET_LETTERS = 8
 
 
 @dataclass
@@ -135,11 +149,11 @@ class TaskData:
                               f"{', '.join(OBJECTIVES)}")
         self.family, self.params, self.objective = family, dict(params), objective
         self.sampler, self.draw = sampler or None, None
-        if self.sampler and objective != NEXT_SYMBOL:
+        if self.sampler and objective not in SET_OBJECTIVES:
             raise ConfigError(f"a sampler ({sampler!r}) draws members of a language: it needs "
-                              f"the next-symbol objective, not {objective!r}")
+                              f"a next-symbol objective, not {objective!r}")
         self.tasks = {int(n): make_task(family, int(n), self.params) for n in ns}
-        if objective == NEXT_SYMBOL:
+        if objective in SET_OBJECTIVES:
             self._init_next_symbol(family)
             if self.sampler:
                 self.draw = make_sampler(self.sampler)
@@ -191,10 +205,21 @@ class TaskData:
         if pad is not None and pad != len(top.vocab) - 1:
             raise ConfigError(f"task {family}: the next-symbol objective needs the pad "
                               f"token last in the vocabulary")
-        self.output = NEXT_SYMBOL
+        self.output = self.objective
         self.letters = tuple(letters)
         self.vocab = (PAD_TOKEN, BOS_TOKEN) + tuple(letters)
-        self.label_vocab = tuple(letters) + (EOS,)
+        symbols = tuple(letters) + (EOS,)
+        self.label_vocab = symbols
+        if self.objective == NEXT_SET:
+            if len(letters) > MAX_SET_LETTERS:
+                raise ConfigError(f"task {family}: objective {NEXT_SET!r} has one class per "
+                                  f"set of next symbols, 2 ** {len(symbols)} for its "
+                                  f"{len(letters)} letters; it takes at most "
+                                  f"{MAX_SET_LETTERS} letters: use {NEXT_SYMBOL!r}")
+            # class k is the set whose bitmask is k (bit i: symbols[i] may come next)
+            self.label_vocab = tuple(
+                "{" + ",".join(sym for i, sym in enumerate(symbols) if k >> i & 1) + "}"
+                for k in range(2 ** len(symbols)))
         self.letter_ids = np.arange(2, 2 + len(letters), dtype=np.int64)
 
     @property
@@ -251,7 +276,7 @@ class TaskData:
         return TorchBatch(torch.from_numpy(inputs), torch.from_numpy(targets))
 
     def _group(self, rng, n, count):
-        if self.output == NEXT_SYMBOL:
+        if self.output in SET_OBJECTIVES:
             x = self.oracle.members(rng, count, n)
             seq = np.concatenate([np.ones((count, 1), dtype=np.int64), self.letter_ids[x]], 1)
             return seq, self.oracle.next_sets(x)
@@ -389,7 +414,7 @@ def scored_counts(logits: torch.Tensor, targets: torch.Tensor, output: str) -> t
         rows = scored.any(1)
         return int((((pred == targets) | ~scored).all(1) & rows).sum()), int(rows.sum())
     right = (logits.argmax(-1) == targets) & scored
-    if output == "answer":
+    if output in ("answer", NEXT_SET):
         rows = scored.any(1)
         return int(((right | ~scored).all(1) & rows).sum()), int(rows.sum())
     return int(right.sum()), int(scored.sum())
@@ -429,7 +454,7 @@ def chance_accuracy(batch: TorchBatch, output: str, num_labels: int) -> float:
     scored = tgt != IGNORE
     if output == "final":
         return float(np.bincount(tgt[scored], minlength=num_labels).max() / max(1, scored.sum()))
-    if output in ("answer", NEXT_SYMBOL):
+    if output in ("answer", NEXT_SYMBOL, NEXT_SET):
         _, counts = np.unique(np.where(scored, tgt, -1), axis=0, return_counts=True)
         return float(counts.max() / len(tgt))
     cols = np.nonzero(scored)[1]

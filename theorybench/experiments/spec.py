@@ -21,7 +21,7 @@ from typing import Any, Iterable, Sequence
 from .. import tasks
 from ..errors import ConfigError, TaskParameterError
 from ..tasks.ref import spell_value
-from .data import MEMBERSHIP, NEXT_SYMBOL, OBJECTIVES
+from .data import MEMBERSHIP, NEXT_SYMBOL, OBJECTIVES, SET_OBJECTIVES
 from .model import size_shape
 from .positional import ENCODINGS
 from .samplers import parse_sampler
@@ -84,9 +84,10 @@ class RunSpec:
                               f"{', '.join(OBJECTIVES)}")
         if self.sampler:
             parse_sampler(self.sampler)
-            if self.objective != NEXT_SYMBOL:
+            if self.objective not in SET_OBJECTIVES:
                 raise ConfigError(f"a sampler ({self.sampler!r}) draws members of a language; "
-                                  f"it needs objective {NEXT_SYMBOL!r}, not {self.objective!r}")
+                                  f"it needs objective {NEXT_SYMBOL!r} or "
+                                  f"{SET_OBJECTIVES[1]!r}, not {self.objective!r}")
         if not isinstance(self.seed, int) or self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed!r}")
         if self.train_size is not None and self.train_size < 1:

@@ -36,11 +36,14 @@ from ..experiments.lines import IN_DISTRIBUTION, LENGTH_GENERALIZATION
 #: The label a configuration trained with the next-symbol objective carries (the papers'
 #: protocol for languages); membership runs keep the bare "size/encoding".
 NEXT_SYMBOL_LABEL = " next-symbol"
+#: ... and one trained with a cross-entropy over the sets (it contains the label above:
+#: both are next-symbol configurations, kept apart).
+_LABELS = {"next_symbol": NEXT_SYMBOL_LABEL, "next_symbol_set": NEXT_SYMBOL_LABEL + "-set"}
 
 
 def config_name(spec: dict[str, Any]) -> str:
     model = spec.get("model", {})
-    label = NEXT_SYMBOL_LABEL if spec.get("objective") == "next_symbol" else ""
+    label = _LABELS.get(spec.get("objective"), "")
     return f"{model.get('size', '?')}/{model.get('encoding', '?')}{label}"
 
 
