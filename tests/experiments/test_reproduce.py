@@ -321,6 +321,8 @@ def test_paper_budget_trains_languages_by_the_authors_recipe_and_quick_says_so()
     assert (d3.lr, d3.batch_size, d3.steps, d3.weight_decay, d3.schedule) == \
         (1e-5, 16, 62_500, 0.1, "constant")
     assert d3.eval_every == d3.steps            # no early stop: one fit check, at the end
+    assert paper["d-3 / nope"].specs[0].objective == "next_symbol_set"
+    assert quick["d-3 / nope"].specs[0].objective == "next_symbol"
     d2 = paper["d-2 / nope"].specs[0].training  # 200 strings: 13 batches x 100 epochs
     assert (d2.steps, d2.batch_size) == (1_300, 16)
     abab = paper["(abab)* / nope"].specs[0].training

@@ -33,7 +33,7 @@ from typing import Sequence
 from .. import tasks
 from ..tasks.spec import parse_task
 from ..errors import ConfigError, TaskParameterError
-from .data import MEMBERSHIP, NEXT_SYMBOL
+from .data import MEMBERSHIP, NEXT_SET, NEXT_SYMBOL
 from .lines import LENGTH_GENERALIZATION
 from .model import size_shape
 from .protocols import Protocol, get_protocol
@@ -133,16 +133,19 @@ class LanguageRecipe:
     lr: float
     weight_decay: float
     schedule: str
+    objective: str
     source: str
 
 
 #: Huang et al. 2025's formal-language runs (formal_lang_suite at commit b39b743):
 #: train_with_ce.py builds AdamW from configs/optimizer/adamw.yaml (lr 1e-5, weight decay
 #: 0.1) and steps no scheduler (configs/defaults.yaml: use_scheduler False), clips no
-#: gradient and never stops early: every epoch of the sweep's 100 (150 for some) is run.
-#: The batch size and the steps are the row's (its dataset config, :mod:`.published`).
+#: gradient and never stops early: every epoch of the sweep's 100 (150 for some) is run;
+#: its loss is a cross-entropy over next-symbol-set classes (dataset_utils.py maps each
+#: distinct multi-hot target to one token). The batch size and the steps are the row's
+#: (its dataset config, :mod:`.published`).
 LANGUAGE_RECIPES = {"huang2025": LanguageRecipe(
-    lr=1e-5, weight_decay=0.1, schedule="constant",
+    lr=1e-5, weight_decay=0.1, schedule="constant", objective=NEXT_SET,
     source="formal_lang_suite/train_with_ce.py, configs/optimizer/adamw.yaml, "
            "configs/defaults.yaml at b39b743")}
 
@@ -250,11 +253,13 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
         recipe = LANGUAGE_RECIPES.get(proto.name) if row.kind == LANGUAGE else None
         if recipe is not None:
             steps, batch, where = authors_language_steps(row.name)
-            said = (f"the authors' recipe: AdamW lr {recipe.lr:g}, weight decay "
+            said = (f"the authors' recipe: a cross-entropy over next-symbol-set classes "
+                    f"(objective {recipe.objective}), AdamW lr {recipe.lr:g}, weight decay "
                     f"{recipe.weight_decay:g}, no schedule, batch {batch}, {steps:,} steps "
                     f"({where}), no early stop ({recipe.source})")
             if bud.name == "paper":
                 lr = planned.lr = recipe.lr
+                planned.objective = recipe.objective
                 training = dataclasses.replace(
                     training, steps=steps, batch_size=batch, lr=recipe.lr, warmup=0,
                     weight_decay=recipe.weight_decay, schedule=recipe.schedule,
@@ -264,9 +269,10 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                      f"(theirs: none)")
             else:
                 planned.notes.append(
-                    f"{said} is replaced under the {bud.name} budget by lr {lr:g} with "
-                    f"linear decay, batch {training.batch_size}, at most {bud.steps:,} steps "
-                    f"and the early stop: the authors' steps do not fit 2 cores")
+                    f"{said} is replaced under the {bud.name} budget by the per-symbol "
+                    f"objective ({planned.objective}), lr {lr:g} with linear decay, batch "
+                    f"{training.batch_size}, at most {bud.steps:,} steps and the early stop: "
+                    f"the authors' steps do not fit 2 cores")
         specs = []
         for seed in seed_list:
             specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task, params=params,
