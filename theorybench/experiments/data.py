@@ -20,9 +20,11 @@ What the model sees and which positions are scored (``targets`` holds ``IGNORE``
   against the set of symbols that may come next, end of string included
   (:mod:`theorybench.tasks.prefix`; the target is the set's bitmask, the read-out has one
   logit per letter plus one for end of string, trained with a per-symbol binary
-  cross-entropy). This is the protocol of Bhattamishra et al. (EMNLP 2020) and of Huang et
-  al.'s formal-language suite (ICLR 2025); training rows are members only, each length
-  uniform over the lengths that have members.
+  cross-entropy). The targets are those of Bhattamishra et al. (EMNLP 2020) and of Huang et
+  al.'s formal-language suite (ICLR 2025); their losses differ: Bhattamishra et al. fit
+  sigmoid outputs per symbol by squared error (src/model.py of their code), Huang et al.
+  train a cross-entropy over the sets (``next_symbol_set`` below). Training rows are
+  members only, each length uniform over the lengths that have members.
 
 * ``next_symbol_set`` (the objective of that name): the same strings and sets, but each
   set is one class of a softmax over the sets (a read-out of ``2 ** (letters + 1)``
