@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from theorybench import tasks
+from theorybench.errors import ConfigError
 from theorybench.cli.main import main
 from theorybench.experiments import reproduce as rep
 from theorybench.experiments.data import sizes_in_range
@@ -334,3 +335,24 @@ def test_paper_budget_trains_languages_by_the_authors_recipe_and_quick_says_so()
     q = quick["d-3 / nope"]
     assert q.specs[0].training.lr == 1e-3 and q.specs[0].training.steps == 1_500
     assert any("authors' recipe" in n and "is replaced" in n for n in q.notes)
+
+
+def test_steps_and_objective_overrides_plan_other_runs_and_say_so():
+    base = {p.row.row_id: p for p in rep.plan("huang2025", "quick", rows=["dyck1", "parity"])}
+    over = {p.row.row_id: p for p in rep.plan("huang2025", "quick", rows=["dyck1", "parity"],
+                                               steps=8000, train_through=True,
+                                               objective="next_symbol_set")}
+    d = over["dyck1 / nope"].specs[0]
+    assert (d.training.steps, d.training.eval_every, d.training.warmup) == (8000, 8000, 100)
+    assert d.objective == "next_symbol_set" and d.key != base["dyck1 / nope"].specs[0].key
+    assert over["parity / nope"].specs[0].objective == "membership"   # languages only
+    assert any("--objective" in n for n in over["dyck1 / nope"].notes)
+    assert any("--steps" in n for n in over["parity / nope"].notes)
+    # under the paper budget --steps cuts the authors' recipe short, nothing else of it
+    cut = [p for p in rep.plan("huang2025", "paper", rows=["d-3/nope"], steps=600) if p.specs]
+    t = cut[0].specs[0].training
+    assert (t.steps, t.eval_every, t.lr, t.batch_size) == (600, 600, 1e-5, 16)
+    with pytest.raises(ConfigError, match="--objective"):
+        rep.plan("huang2025", "quick", rows=["dyck1"], objective="membership")
+    with pytest.raises(ConfigError, match="--steps"):
+        rep.plan("huang2025", "quick", rows=["dyck1"], steps=0)

@@ -15,7 +15,7 @@ from ..experiments.protocols import get_protocol
 from ..experiments.published import PAPERS
 from ..matrix import reproduction
 from ..safe_io import STORE, TEXT, check_output
-from .common import add_force, parse_seed, path_arg, print_json
+from .common import add_force, int_arg, parse_seed, path_arg, print_json
 
 DEFAULT_OUT = "docs/reproductions"
 
@@ -52,6 +52,13 @@ def register(sub) -> None:
                    help="run each language row at every point of the authors' architecture "
                         "grid (huang2025: layers 1,2,4 x width 32,64 x heads 1,2,4; one seed "
                         "each) and read the best point, as a sweep's best run is read")
+    p.add_argument("--steps", type=int_arg(1, 10_000_000), default=None, metavar="N",
+                   help="the most optimizer steps of every run (default: the budget's; "
+                        "under --budget paper the authors' own per row)")
+    p.add_argument("--objective", choices=("next_symbol", "next_symbol_set"), default=None,
+                   help="how the language rows are trained: next_symbol (one logit per "
+                        "symbol; the quick budget's) or next_symbol_set (a cross-entropy "
+                        "over the sets, Huang et al.'s code; the paper budget's)")
     p.add_argument("--executor", default="auto", help="auto (default), inprocess, pool, ray")
     p.add_argument("--workers", type=int, default=None, help="parallel runs")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
@@ -111,7 +118,9 @@ def cmd_reproduce(args) -> int:
     # a partial or trained-through table is not the paper's table: its own file names, so
     # it never replaces the full one
     name += ("-rows" if args.rows else "") + ("-through" if args.train_through else "") \
-        + ("-grid" if args.grid else "")
+        + ("-grid" if args.grid else "") \
+        + (f"-{args.steps}steps" if args.steps else "") \
+        + (f"-{args.objective}" if args.objective else "")
     db = args.db or f"reproduce-{name}.sqlite"
     _check_outputs(args, name, db)  # before the task file is even loaded
     wanted = [w.strip() for w in args.rows.split(",") if w.strip()] if args.rows else None
@@ -119,7 +128,7 @@ def cmd_reproduce(args) -> int:
         raise ConfigError("--rows is empty; name rows such as dyck1 or d-3/nope")
     planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
                        seeds=args.seeds, rows=wanted, train_through=args.train_through,
-                       grid=args.grid)
+                       grid=args.grid, steps=args.steps, objective=args.objective)
     if args.grid and not any(p.grid for p in planned):
         raise ConfigError(f"--grid: no row selected has an authors' architecture grid (the "
                           f"grids known: {', '.join(f'{a} {b} rows' for a, b in rep.GRIDS)})")

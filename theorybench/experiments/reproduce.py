@@ -33,7 +33,7 @@ from typing import Sequence
 from .. import tasks
 from ..tasks.spec import parse_task
 from ..errors import ConfigError, TaskParameterError
-from .data import MEMBERSHIP, NEXT_SET, NEXT_SYMBOL
+from .data import MEMBERSHIP, NEXT_SET, NEXT_SYMBOL, SET_OBJECTIVES
 from .lines import LENGTH_GENERALIZATION
 from .model import size_shape
 from .protocols import Protocol, get_protocol
@@ -203,7 +203,8 @@ def select_rows(rows: Sequence[PublishedRow], wanted: Sequence[str]) -> set:
 def plan(paper: str, budget: str = "quick", task_file: str | None = None,
          protocol: str | None = None, seeds: Sequence[int] | None = None,
          rows: Sequence[str] | None = None, train_through: bool = False,
-         grid: bool = False) -> list[PlannedRow]:
+         grid: bool = False, steps: int | None = None,
+         objective: str | None = None) -> list[PlannedRow]:
     """Every row of ``paper`` (or, with ``task_file``, the user's language under
     ``protocol``), with its run specs or the reason it is not run.
 
@@ -212,8 +213,18 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
     budget's steps and its fit is checked once, at the end (a run of another key, so the
     store keeps both). ``grid`` plans a row whose kind has an authors' grid (:data:`GRIDS`)
     at every point of it, one seed each (the first), as the authors' sweep ran it; the
-    budget's steps and learning rate as for the row itself."""
+    budget's steps and learning rate as for the row itself. ``steps`` replaces the step
+    limit of every run (the budget's, or under ``paper`` the authors' recipe's);
+    ``objective`` trains the language rows by another next-symbol objective (one of
+    :data:`~.data.SET_OBJECTIVES`). Each of these gives runs of other keys."""
     bud = get_budget(budget)
+    if steps is not None:
+        if steps < 1:
+            raise ConfigError(f"--steps must be a positive number of steps, got {steps}")
+        bud = dataclasses.replace(bud, steps=steps, eval_every=min(bud.eval_every, steps))
+    if objective is not None and objective not in SET_OBJECTIVES:
+        raise ConfigError(f"--objective {objective!r}: the language rows train one of "
+                          f"{', '.join(SET_OBJECTIVES)}")
     proto = get_protocol(protocol or paper)
     all_rows = user_rows(task_file, proto) if task_file else published_rows(paper)
     chosen = select_rows(all_rows, rows) if rows else None
@@ -252,18 +263,19 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                   final_eval_count=bud.final_eval_count, schedule="linear")
         recipe = LANGUAGE_RECIPES.get(proto.name) if row.kind == LANGUAGE else None
         if recipe is not None:
-            steps, batch, where = authors_language_steps(row.name)
+            their_steps, batch, where = authors_language_steps(row.name)
             said = (f"the authors' recipe: a cross-entropy over next-symbol-set classes "
                     f"(objective {recipe.objective}), AdamW lr {recipe.lr:g}, weight decay "
-                    f"{recipe.weight_decay:g}, no schedule, batch {batch}, {steps:,} steps "
-                    f"({where}), no early stop ({recipe.source})")
+                    f"{recipe.weight_decay:g}, no schedule, batch {batch}, {their_steps:,} "
+                    f"steps ({where}), no early stop ({recipe.source})")
             if bud.name == "paper":
                 lr = planned.lr = recipe.lr
                 planned.objective = recipe.objective
+                run_steps = steps or their_steps
                 training = dataclasses.replace(
-                    training, steps=steps, batch_size=batch, lr=recipe.lr, warmup=0,
+                    training, steps=run_steps, batch_size=batch, lr=recipe.lr, warmup=0,
                     weight_decay=recipe.weight_decay, schedule=recipe.schedule,
-                    eval_every=steps)
+                    eval_every=run_steps)
                 planned.notes.append(f"trained by {said}; strings drawn afresh rather than "
                                      f"from a fixed set, and gradients clipped at norm 1 "
                                      f"(theirs: none)")
@@ -273,6 +285,11 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                     f"objective ({planned.objective}), lr {lr:g} with linear decay, batch "
                     f"{training.batch_size}, at most {bud.steps:,} steps and the early stop: "
                     f"the authors' steps do not fit 2 cores")
+        if objective is not None and row.kind == LANGUAGE:
+            planned.objective = objective
+            planned.notes.append(f"objective {objective} (--objective)")
+        if steps is not None:
+            planned.notes.append(f"at most {training.steps:,} steps (--steps)")
         specs = []
         for seed in seed_list:
             specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task, params=params,
@@ -282,7 +299,7 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                  sampler=row.sampler))
         planned.specs = tuple(specs)
         if train_through:
-            planned.notes.append(f"trained through: every run takes all {bud.steps:,} steps "
+            planned.notes.append(f"trained through: every run takes all {training.steps:,} steps "
                                  f"(no early stop; the fit is checked once, at the end)")
         if lo > 1:
             planned.notes.append(f"training lengths 1..{hi} (the protocol's are {lo}..{hi}: "
