@@ -261,6 +261,9 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                   eval_every=bud.steps if train_through else bud.eval_every,
                                   eval_count=bud.eval_count, target=proto.fit_accuracy,
                                   final_eval_count=bud.final_eval_count, schedule="linear")
+        if objective is not None and row.kind == LANGUAGE:
+            planned.objective = objective
+            planned.notes.append(f"objective {objective} (--objective)")
         recipe = LANGUAGE_RECIPES.get(proto.name) if row.kind == LANGUAGE else None
         if recipe is not None:
             their_steps, batch, where = authors_language_steps(row.name)
@@ -270,7 +273,7 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                     f"steps ({where}), no early stop ({recipe.source})")
             if bud.name == "paper":
                 lr = planned.lr = recipe.lr
-                planned.objective = recipe.objective
+                planned.objective = objective or recipe.objective
                 run_steps = steps or their_steps
                 training = dataclasses.replace(
                     training, steps=run_steps, batch_size=batch, lr=recipe.lr, warmup=0,
@@ -281,13 +284,11 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                                      f"(theirs: none)")
             else:
                 planned.notes.append(
-                    f"{said} is replaced under the {bud.name} budget by the per-symbol "
-                    f"objective ({planned.objective}), lr {lr:g} with linear decay, batch "
-                    f"{training.batch_size}, at most {bud.steps:,} steps and the early stop: "
-                    f"the authors' steps do not fit 2 cores")
-        if objective is not None and row.kind == LANGUAGE:
-            planned.objective = objective
-            planned.notes.append(f"objective {objective} (--objective)")
+                    f"{said} is replaced under the {bud.name} budget by objective "
+                    f"{planned.objective}, lr {lr:g} with linear decay, batch "
+                    f"{training.batch_size}, at most {bud.steps:,} steps and the early stop, "
+                    f"the same for every language row (--budget paper trains the authors' "
+                    f"recipe)")
         if steps is not None:
             planned.notes.append(f"at most {training.steps:,} steps (--steps)")
         specs = []
