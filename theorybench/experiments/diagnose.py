@@ -143,4 +143,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except ConfigError as exc:   # a bad row or seed: the message, not a traceback
+        raise SystemExit(f"error: {exc}") from None
