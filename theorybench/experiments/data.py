@@ -406,13 +406,24 @@ def _pad(a: np.ndarray, width: int, value: int) -> np.ndarray:
                                                 constant_values=value)
 
 
+def predicted_sets(logits: torch.Tensor, output: str) -> torch.Tensor:
+    """The set (bitmask) a model predicts at each position under a next-symbol objective:
+    the symbols with a positive logit (``next_symbol``) or the class of the largest logit
+    (``next_symbol_set``)."""
+    if output == NEXT_SYMBOL:
+        bits = 1 << torch.arange(logits.shape[-1], device=logits.device)
+        return ((logits > 0).long() * bits).sum(-1)
+    if output == NEXT_SET:
+        return logits.argmax(-1)
+    raise ConfigError(f"predicted sets are read for the next-symbol objectives, not {output!r}")
+
+
 def scored_counts(logits: torch.Tensor, targets: torch.Tensor, output: str) -> tuple[int, int]:
     """(right, scored) - the numerator and denominator of :func:`accuracy`, so that chunks
     of one batch pool into the accuracy of the whole batch."""
     scored = targets != IGNORE
     if output == NEXT_SYMBOL:
-        bits = 1 << torch.arange(logits.shape[-1], device=logits.device)
-        pred = ((logits > 0).long() * bits).sum(-1)
+        pred = predicted_sets(logits, output)
         rows = scored.any(1)
         return int((((pred == targets) | ~scored).all(1) & rows).sum()), int(rows.sum())
     right = (logits.argmax(-1) == targets) & scored

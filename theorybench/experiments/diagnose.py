@@ -9,8 +9,9 @@ some position on). It reads one batch in a few forward passes; nothing loops ove
 strings or positions in Python.
 
 ``python -m theorybench.experiments.diagnose huang2025 dyck1/nope --seed 1`` retrains one
-row of a reproduction's quick plan (the same spec, hence the same model as the stored run)
-and prints its profile on fresh test strings of every bin.
+row of a reproduction's quick plan through the length line itself (the same spec, hence
+the same model as the stored run), reads the model back from its checkpoint and prints its
+profile on fresh test strings of every bin.
 """
 
 from __future__ import annotations
@@ -23,17 +24,7 @@ import torch
 
 from ..errors import ConfigError
 from ..tasks.prefix import EOS
-from .data import IGNORE, NEXT_SET, NEXT_SYMBOL, TorchBatch
-
-
-def predicted_sets(logits: torch.Tensor, output: str) -> torch.Tensor:
-    """The set (bitmask) a model predicts at each position, as the accuracy reads it."""
-    if output == NEXT_SYMBOL:
-        bits = 1 << torch.arange(logits.shape[-1], device=logits.device)
-        return ((logits > 0).long() * bits).sum(-1)
-    if output == NEXT_SET:
-        return logits.argmax(-1)
-    raise ConfigError(f"set errors are read for the next-symbol objectives, not {output!r}")
+from .data import IGNORE, NEXT_SET, NEXT_SYMBOL, TorchBatch, predicted_sets
 
 
 def set_errors(logits: torch.Tensor, targets: torch.Tensor, output: str,
@@ -106,25 +97,23 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--count", type=int, default=512, help="test strings per bin")
     args = ap.parse_args(argv)
-    from .harness import build_model, deterministic, generators
-    from .length_generalization import prepare
-    from .trainer import train
+    import tempfile
+
+    from .checkpoint import load_checkpoint
+    from .length_generalization import prepare, run
     spec = _spec_for(args.paper, args.row, args.seed)
     if spec.objective not in (NEXT_SYMBOL, NEXT_SET):
         raise ConfigError(f"{args.row} is not a language row: set errors need a next-symbol "
                           f"objective")
-    # the run of the store, step for step (the same seeds and order of draws)
-    deterministic()
-    data, train_ns, bins, max_pos = prepare(spec)
-    train_rng, test_rng, gen = generators(spec.seed)
-    model = build_model(spec, data, max_pos, gen)
-    cfg = spec.training
-    res = train(model, data.stream(train_rng, cfg.batch_size, train_ns),
-                lambda count: data.sample(test_rng, count, train_ns), data.output, cfg, gen,
-                progress=False)
+    with tempfile.TemporaryDirectory() as folder:
+        metrics = run(spec, progress=False, checkpoint_dir=folder)
+        model, _ = load_checkpoint(f"{folder}/{spec.key}.pt", task=spec.task,
+                                   params=spec.param_dict)
+    data, _, bins, _ = prepare(spec)
     symbols = data.letters + (EOS,)
     print(f"{spec.task} {spec.size}/{spec.encoding} [{spec.objective}] seed {spec.seed}: "
-          f"{res.steps} steps, training-length accuracy {res.test_accuracy:.3f}")
+          f"{metrics['steps']} steps, training-length accuracy "
+          f"{metrics['train_accuracy']:.3f}")
     rng = np.random.default_rng(10_000 + spec.seed)   # fresh strings, not the run's
     for label, ns in bins:
         batch = data.sample(rng, args.count, ns)
