@@ -251,7 +251,7 @@ def _language_budget(name: str) -> str:
     steps = epochs * -(-size // batch)
     return (f"the authors' sweep for this language (formal_lang_suite/experiments/, dataset "
             f"config configs/dataset/{config}.yaml) trains {epochs} epochs at batch {batch} "
-            f"over {size:,} strings of lengths {lo}-{hi} (duplicates removed), about "
+            f"over {size:,} strings of lengths {lo}-{hi}, about "
             f"{steps:,} steps (train_with_ce.py: a cross-entropy over next-symbol-set "
             f"classes), " + grid
             + ("" if hi == 50 else f"; that window is not the plotted one (training to 50), "
