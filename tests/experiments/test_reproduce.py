@@ -15,7 +15,8 @@ from theorybench.cli.main import main
 from theorybench.experiments import reproduce as rep
 from theorybench.experiments.data import sizes_in_range
 from theorybench.experiments.protocols import get_protocol
-from theorybench.experiments.published import (LANGUAGE, PAPERS, language_file,
+from theorybench.experiments.published import (AUTHORS_DATA, AUTHORS_WINDOWS, LANGUAGE,
+                                               PAPERS, authors_windows, language_file,
                                                published_rows)
 from theorybench.matrix import reproduction
 
@@ -310,9 +311,68 @@ def test_language_budget_notes_follow_each_authors_dataset_config():
     rows = {r.name: r for r in published_rows("huang2025") if r.encoding == "nope"}
     assert "over 200 strings" in rows["d-2"].budget and "1,300 steps" in rows["d-2"].budget
     assert "over 10,000 strings" in rows["d-3"].budget and "62,500 steps" in rows["d-3"].budget
-    assert "not the plotted one" in rows["d-4"].budget      # its window is 2-100
-    assert "not the plotted one" not in rows["d-3"].budget
+    # D-3's config says 2-50 but the data committed beside it reaches 100; D-4's agree
+    assert "config was changed" in rows["d-3"].budget
+    assert "config was changed" not in rows["d-4"].budget
     assert "no configuration" in rows["dyck1"].budget
+
+
+def test_language_rows_say_at_which_lengths_the_authors_data_trains_and_tests():
+    rows = {r.name: r for r in published_rows("huang2025") if r.encoding == "nope"}
+    assert set(AUTHORS_DATA) == set(AUTHORS_WINDOWS) <= set(rows)
+    for name, (_, (count, distinct), (lo, hi), bins) in AUTHORS_DATA.items():
+        assert 1 <= lo <= hi and distinct <= count and len(bins) == 3
+        train_hi, eval_bins = authors_windows(name)
+        # the run trains through the authors' longest training string, no further
+        assert hi <= train_hi < hi + 5
+        # its last bin ends at the window the authors' last file was drawn from, which
+        # that file's longest string reaches or nearly (10 strings of (aa)* end at 194)
+        assert 0 <= eval_bins[-1][1] - max(b for _, b in bins[1:]) <= 10
+        assert eval_bins[0] == (1, train_hi)
+        note = [n for n in rows[name].notes if "committed data" in n]
+        assert note and f"lengths {lo}-{hi}" in note[0]
+    # a language without committed data says so instead of inventing lengths
+    assert any("no committed data" in n for n in rows["dyck1"].notes)
+    assert authors_windows("dyck1") is None and authors_windows("parity") is None
+
+
+def test_authors_windows_train_and_test_each_language_at_its_data_lengths(capsys):
+    base = {p.row.row_id: p for p in rep.plan("huang2025", "quick", rows=["d-3", "dyck1",
+                                                                            "parity"])}
+    theirs = {p.row.row_id: p for p in rep.plan("huang2025", "quick",
+                                                 rows=["d-3", "dyck1", "parity"],
+                                                 windows="authors")}
+    d3 = theirs["d-3 / nope"].specs[0]
+    assert (d3.train_max_len, d3.eval_bins) == (100, ((1, 100), (101, 200), (201, 300)))
+    assert d3.key != base["d-3 / nope"].specs[0].key
+    assert any("--windows authors" in n for n in theirs["d-3 / nope"].notes)
+    # rows without committed data, and the algorithmic rows, keep the protocol's lengths
+    for row in ("dyck1 / nope", "parity / nope"):
+        assert theirs[row].specs[0].key == base[row].specs[0].key
+    assert any("no committed data" in n for n in theirs["dyck1 / nope"].notes)
+    with pytest.raises(ConfigError, match="--windows"):
+        rep.plan("huang2025", "quick", rows=["d-3"], windows="mine")
+    assert main(["reproduce", "huang2025", "--rows", "tomita1/nope", "--windows", "authors",
+                 "--dry-run", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert any("bins <=100 / 101-150" in n for r in out["rows"] for n in r["notes"])
+
+
+def test_a_table_names_the_bins_of_a_row_that_does_not_use_the_protocols():
+    planned = [p for p in rep.plan("huang2025", "smoke", rows=["tomita1/nope", "d-2/nope"],
+                                   windows="authors") if p.specs]
+    def run(bins):
+        return {"seed": 0, "status": "done", "error": None,
+                "metrics": {"bins": bins, "train_accuracy": 1.0, "steps": 40,
+                            "stop_reason": "target"}}
+    runs = [[run({"<=100": 1.0, "101-150": 1.0})] if p.row.name == "tomita1" else
+            [run({"<=50": 1.0, "51-100": 1.0, "101-150": 1.0})] for p in planned]
+    table = reproduction.build("huang2025", get_protocol("huang2025"), "smoke", planned, runs)
+    md = reproduction.markdown(table)
+    line = next(l for l in md.splitlines() if l.startswith("| tomita1 "))
+    assert "(bins <=100 / 101-150)" in line
+    line = next(l for l in md.splitlines() if l.startswith("| d-2 "))
+    assert "(bins" not in line       # d-2's committed data has the protocol's lengths
 
 
 def test_paper_budget_trains_languages_by_the_authors_recipe_and_quick_says_so():

@@ -132,3 +132,50 @@ def test_only_rows_whose_generator_is_known_draw_from_it():
     for p in planned:
         if p.row.name in with_sampler:
             assert any("D_n generator" in n for n in p.row.notes)
+
+
+def test_a_distinct_set_is_drawn_once_per_window_as_the_authors_generate_list_draws():
+    draw = make_sampler("huang_dn:depth=3,distinct=300")
+    rng = np.random.default_rng(0)
+    words = [draw(rng, 1, 100) for _ in range(3000)]
+    pool = set(words)
+    # every string a member in range; the run draws from one set of at most 300
+    assert all(_member(w, 3) and 1 <= len(w) <= 100 for w in pool)
+    assert 250 <= len(pool) <= 300
+    # a later window has its own set, none of it shorter than the window
+    later = {draw(rng, 101, 200) for _ in range(2000)}
+    assert later.isdisjoint(pool) and min(map(len, later)) >= 101
+    # deterministic given the generator
+    again = make_sampler("huang_dn:depth=3,distinct=300")
+    assert [again(np.random.default_rng(0), 1, 100) for _ in range(1)] == words[:1]
+    # the fresh draw at this window is narrow: about 160 distinct D_3 strings in 3,000,
+    # none shorter than 40; the set, distinct by construction, reaches shorter strings
+    fresh = make_sampler("huang_dn:depth=3")
+    plain = [fresh(rng, 1, 100) for _ in range(3000)]
+    assert len(set(plain)) < 300 and min(map(len, plain)) >= 40
+    assert min(map(len, pool)) < min(map(len, plain))
+
+
+def test_a_set_stops_short_when_the_ratio_runs_out(monkeypatch):
+    from theorybench.experiments import samplers
+    monkeypatch.setattr(samplers, "REJECTIONS", 20)
+    # D_1 strings of lengths 1..6 are (ab)^k, k <= 3: three exist, so a set of 50 stops
+    # once every lowering of the ratio has been spent on rejections
+    got = samplers._dn_set(np.random.default_rng(0), 1, 50, 1, 6)
+    assert sorted(got) == ["ab", "abab", "ababab"]
+    with pytest.raises(ConfigError, match="distinct"):
+        make_sampler("huang_dn:depth=2,distinct=-1")
+
+
+def test_fixed_sets_plan_the_d_n_rows_only_and_say_so():
+    base = {p.row.row_id: p for p in rep.plan("huang2025", "quick", rows=["d-2", "d-3",
+                                                                            "tomita1"])}
+    fixed = {p.row.row_id: p for p in rep.plan("huang2025", "quick",
+                                                rows=["d-2", "d-3", "tomita1"],
+                                                fixed_sets=True)}
+    assert fixed["d-3 / nope"].specs[0].sampler == "huang_dn:depth=3,distinct=10000"
+    assert fixed["d-2 / nope"].specs[0].sampler == "huang_dn:depth=2,distinct=200"
+    assert fixed["d-3 / nope"].specs[0].key != base["d-3 / nope"].specs[0].key
+    assert fixed["tomita1 / nope"].specs[0].key == base["tomita1 / nope"].specs[0].key
+    assert any("--fixed-sets" in n for n in fixed["d-3 / nope"].notes)
+    assert any("not known here" in n for n in fixed["tomita1 / nope"].notes)

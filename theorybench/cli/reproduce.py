@@ -59,6 +59,14 @@ def register(sub) -> None:
                    help="how the language rows are trained: next_symbol (one logit per "
                         "symbol; the quick budget's) or next_symbol_set (a cross-entropy "
                         "over the sets, Huang et al.'s code; the paper budget's)")
+    p.add_argument("--windows", choices=rep.WINDOWS, default=rep.PROTOCOL_WINDOWS,
+                   help="the lengths a language row trains and tests at: protocol (default: "
+                        "the protocol's, the same for every row) or authors (those of the "
+                        "data the authors committed for that language, where there is some)")
+    p.add_argument("--fixed-sets", action="store_true",
+                   help="draw a row with a known authors' generator (the D_n rows) as their "
+                        "code does: a set of distinct strings per length window, of the size "
+                        "of their training set, drawn once, then strings from it")
     p.add_argument("--executor", default="auto", help="auto (default), inprocess, pool, ray")
     p.add_argument("--workers", type=int, default=None, help="parallel runs")
     p.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
@@ -120,7 +128,9 @@ def cmd_reproduce(args) -> int:
     name += ("-rows" if args.rows else "") + ("-through" if args.train_through else "") \
         + ("-grid" if args.grid else "") \
         + (f"-{args.steps}steps" if args.steps else "") \
-        + (f"-{args.objective}" if args.objective else "")
+        + (f"-{args.objective}" if args.objective else "") \
+        + ("-authors-windows" if args.windows == rep.AUTHORS_WINDOWS else "") \
+        + ("-fixed-sets" if args.fixed_sets else "")
     db = args.db or f"reproduce-{name}.sqlite"
     _check_outputs(args, name, db)  # before the task file is even loaded
     wanted = [w.strip() for w in args.rows.split(",") if w.strip()] if args.rows else None
@@ -128,7 +138,8 @@ def cmd_reproduce(args) -> int:
         raise ConfigError("--rows is empty; name rows such as dyck1 or d-3/nope")
     planned = rep.plan(paper, args.budget, task_file=args.task, protocol=paper,
                        seeds=args.seeds, rows=wanted, train_through=args.train_through,
-                       grid=args.grid, steps=args.steps, objective=args.objective)
+                       grid=args.grid, steps=args.steps, objective=args.objective,
+                       windows=args.windows, fixed_sets=args.fixed_sets)
     if args.grid and not any(p.grid for p in planned):
         raise ConfigError(f"--grid: no row selected has an authors' architecture grid (the "
                           f"grids known: {', '.join(f'{a} {b} rows' for a, b in rep.GRIDS)})")

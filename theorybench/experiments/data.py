@@ -319,6 +319,10 @@ class TaskData:
     @lru_cache(maxsize=None)
     def sequence_length(self, n: int) -> int:
         """Longest model input (input plus answer tokens) at size n."""
+        if self.output in SET_OBJECTIVES:
+            # <bos> and n letters; no sampler is asked for one length alone (a sampler
+            # that draws a set per window would draw one per length)
+            return n + 1
         return int(self.sample(np.random.default_rng(0), 8, [n]).inputs.shape[1])
 
     def max_sequence_length(self) -> int:

@@ -11,9 +11,14 @@ Sources (read in the authors' public repositories; the commit is named per paper
 * ``huang2025`` - Huang et al., "A formal framework for understanding length
   generalization in transformers" (ICLR 2025). Figures of the paper's main plot, from the
   authors' plotting data ``formal_lang_suite/visualise/data_local.py`` (dictionaries
-  ``ape`` and ``nope``; bins [0, 50], [51, 100], [101, 150]) in lacoco-lab/length_generalization
-  at commit b39b743; APE there is learned absolute positions with a random offset, our
-  ``learned_offsets``.
+  ``ape`` and ``nope``, whose bins are named "Bin 0", "Bin 1", "Bin 2" only) in
+  lacoco-lab/length_generalization at commit b39b743; APE there is learned absolute
+  positions with a random offset, our ``learned_offsets``. The protocol's bins [0, 50],
+  [51, 100], [101, 150] are those of the algorithmic tasks; each formal language's own
+  lengths are in the datasets the authors committed with the suite
+  (``formal_lang_suite/generated_ds/<LANG>/``, which their training script reads when
+  present, so the data its runs saw): see :data:`AUTHORS_DATA` and
+  :func:`authors_windows`.
 * ``bhattamishra2020`` - Bhattamishra, Ahuja & Goyal, "On the ability and limitations of
   transformers to recognize formal languages" (EMNLP 2020). The sources read (the authors'
   repository satwik77/Transformer-Formal-Languages, its README) state the findings in words,
@@ -236,6 +241,82 @@ _HUANG_DATASETS = {
 }
 
 
+#: The lengths of the datasets Huang et al. committed with their formal-language suite
+#: (formal_lang_suite/generated_ds/<LANG>/ at commit b39b743, added in 24c8c29), measured
+#: in the files: (folder, training strings (count, distinct), training lengths, lengths of
+#: test files bin0, bin1, bin2). Their bins are not the algorithmic tasks' [0, 50],
+#: [51, 100], [101, 150]: the Tomita sets train to 100 and draw both later bins from
+#: 101-150 (their create_corpus_tomita does not move the window in its "leak" branch),
+#: D-3, D-4 and D-12 train to 100 and test to 200 and 300, 0*12*0*2* and (ab)*d(bc)* keep
+#: the lower end of every bin at the start (their "lower window unchanged").
+AUTHORS_DATA = {
+    "tomita1": ("Tomita-1", (1000, 100), (1, 100), ((1, 99), (101, 149), (102, 149))),
+    "tomita2": ("Tomita-2", (1000, 50), (2, 100), ((12, 100), (102, 142), (102, 146))),
+    "tomita3": ("Tomita-3", (10000, 6408), (1, 100), ((1, 100), (101, 150), (101, 150))),
+    "tomita4": ("Tomita-4", (10000, 9325), (1, 100), ((1, 100), (101, 150), (101, 150))),
+    "tomita5": ("Tomita-5", (10000, 8725), (2, 100), ((2, 100), (102, 150), (102, 150))),
+    "tomita6": ("Tomita-6", (10000, 8722), (2, 100), ((2, 100), (101, 150), (101, 150))),
+    "tomita7": ("Tomita-7", (10000, 8263), (17, 100), ((29, 100), (101, 150), (101, 150))),
+    "d-2": ("D-2", (200, 200), (12, 50), ((10, 30), (86, 100), (108, 150))),
+    "d-3": ("D-3", (10000, 10000), (2, 100), ((12, 100), (84, 200), (120, 300))),
+    "d-4": ("D-4", (10000, 10000), (36, 100), ((40, 100), (98, 200), (144, 300))),
+    "d-12": ("D-12", (10000, 10000), (48, 100), ((54, 100), (110, 200), (172, 300))),
+    "aabbccddee": ("AAStarBBStarCCStarDDStarEEStar", (10000, 10000), (60, 200),
+                   ((79, 200), (139, 300), (158, 400))),
+    "adbc": ("ABStar_D_BCStar", (10000, 10000), (2, 49), ((4, 49), (3, 99), (5, 149))),
+    "012": ("012Star_0_2Star", (10000, 10000), (2, 49), ((4, 49), (2, 99), (6, 149))),
+    "(aa)*": ("AAStar", (40, 26), (2, 98), ((8, 86), (102, 148), (150, 194))),
+    "(aaaa)*": ("AAAAStar", (125, 72), (4, 496), ((8, 488), (512, 596), (600, 696))),
+    "(abab)*": ("ABABStar", (125, 75), (4, 500), ((12, 444), (508, 596), (600, 700))),
+}
+
+#: The windows a run takes to follow the authors' data of a language: (longest training
+#: length, test bins). Read off :data:`AUTHORS_DATA` by one rule: train to the training
+#: set's longest string, rounded up to the window its dataset config draws from; a later
+#: bin runs from just past the previous window to the end of the window its file was
+#: drawn from (the file's longest string, or just above it for the few strings of (aa)*),
+#: and two files of the same window are one bin; a bin whose authors' file starts near
+#: the beginning keeps the lower end at 1, as theirs does.
+AUTHORS_WINDOWS = {
+    **{f"tomita{k}": (100, ((1, 100), (101, 150))) for k in range(1, 8)},
+    "d-2": (50, ((1, 50), (51, 100), (101, 150))),
+    **{f"d-{k}": (100, ((1, 100), (101, 200), (201, 300))) for k in (3, 4, 12)},
+    "aabbccddee": (200, ((1, 200), (201, 300), (301, 400))),
+    "adbc": (50, ((1, 50), (1, 100), (1, 150))),
+    "012": (50, ((1, 50), (1, 100), (1, 150))),
+    "(aa)*": (100, ((1, 100), (101, 150), (151, 200))),
+    "(aaaa)*": (500, ((1, 500), (501, 600), (601, 700))),
+    "(abab)*": (500, ((1, 500), (501, 600), (601, 700))),
+}
+
+
+def _authors_data_note(name: str) -> str | None:
+    if name not in AUTHORS_DATA:
+        return None
+    folder, (count, distinct), (lo, hi), bins = AUTHORS_DATA[name]
+    spans = " / ".join(f"{a}-{b}" for a, b in bins)
+    same = AUTHORS_WINDOWS[name] == (50, ((1, 50), (51, 100), (101, 150)))
+    return (f"the authors' committed data for this language (formal_lang_suite/generated_ds/"
+            f"{folder}/, which their training script reads when present) trains on "
+            f"{count:,} strings ({distinct:,} distinct) of lengths {lo}-{hi} and tests on "
+            f"files of lengths {spans} (their Bin 0 / 1 / 2)"
+            + (", the windows of the protocol's <=50 / 51-100 / 101-150" if same else
+               ", not the protocol's <=50 / 51-100 / 101-150 that the default run uses; "
+               "--windows authors runs its windows"))
+
+
+def authors_set_size(name: str) -> int:
+    """The number of training strings of a Huang et al. language row's dataset config
+    (:data:`ASSUMED_LANGUAGE_SET` where the authors' files hold none)."""
+    return _HUANG_DATASETS[name][1] if name in _HUANG_DATASETS else ASSUMED_LANGUAGE_SET
+
+
+def authors_windows(name: str) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """(longest training length, test bins) following the authors' committed data of a
+    Huang et al. language row (:data:`AUTHORS_WINDOWS`), or None where they committed none."""
+    return AUTHORS_WINDOWS.get(name)
+
+
 def _language_budget(name: str) -> str:
     """How the authors' sweep trained a language row, from their config files."""
     grid = ("at every point of a grid of layers {1, 2, 4} x width {32, 64} x heads "
@@ -254,8 +335,18 @@ def _language_budget(name: str) -> str:
             f"over {size:,} strings of lengths {lo}-{hi}, about "
             f"{steps:,} steps (train_with_ce.py: a cross-entropy over next-symbol-set "
             f"classes), " + grid
-            + ("" if hi == 50 else f"; that window is not the plotted one (training to 50), "
-               f"so the committed config is not the one behind the figure"))
+            + _window_mismatch(name, lo, hi))
+
+
+def _window_mismatch(name: str, lo: int, hi: int) -> str:
+    """Where a dataset config's window is not the one of the data committed beside it."""
+    if name not in AUTHORS_DATA:
+        return ""
+    _, _, (dlo, dhi), _ = AUTHORS_DATA[name]
+    if dhi <= hi and 2 * dhi > hi:
+        return ""
+    return (f"; the committed data trains on lengths {dlo}-{dhi}, not the config's {lo}-{hi}, "
+            f"so the config was changed after the data was drawn")
 
 
 #: A language without a dataset config is assumed to take the most common one's size.
@@ -284,6 +375,11 @@ def _huang_rows() -> list[PublishedRow]:
     for name, (task, kind, unavailable, by_encoding) in _HUANG.items():
         sampler = _SAMPLERS.get(("huang2025", name), "")
         notes = _PROTOCOL_NOTES.get(("huang2025", name), ())
+        if kind == LANGUAGE:
+            data_note = _authors_data_note(name)
+            notes += (data_note or "the authors' repository holds no committed data for this "
+                      "language, so the lengths behind its figure are not known here; the "
+                      "protocol's <=50 / 51-100 / 101-150 are assumed",)
         if sampler:
             notes += (_DN_NOTE.format(sampler=sampler),)
         if kind == ALGORITHMIC and task and task.startswith("@"):

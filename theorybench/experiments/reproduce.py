@@ -38,11 +38,18 @@ from .lines import LENGTH_GENERALIZATION
 from .model import size_shape
 from .protocols import Protocol, get_protocol
 from .published import (ALGORITHMIC, LANGUAGE, PublishedRow, authors_language_steps,
-                        language_file, published_rows)
-from .spec import RunSpec
+                        authors_set_size, authors_windows, language_file,
+                        published_rows)
+from .spec import RunSpec, bin_label
 from .store import DEFAULT_DB, ResultsStore
 from .sweep import run_sweep
 from .trainer import TrainingConfig
+
+
+#: Which lengths a reproduction trains and tests a language row at: the protocol's (one
+#: set for the paper), or those of the data the authors committed for that language.
+PROTOCOL_WINDOWS, AUTHORS_WINDOWS = "protocol", "authors"
+WINDOWS = (PROTOCOL_WINDOWS, AUTHORS_WINDOWS)
 
 
 @dataclass(frozen=True)
@@ -204,7 +211,8 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
          protocol: str | None = None, seeds: Sequence[int] | None = None,
          rows: Sequence[str] | None = None, train_through: bool = False,
          grid: bool = False, steps: int | None = None,
-         objective: str | None = None) -> list[PlannedRow]:
+         objective: str | None = None, windows: str = PROTOCOL_WINDOWS,
+         fixed_sets: bool = False) -> list[PlannedRow]:
     """Every row of ``paper`` (or, with ``task_file``, the user's language under
     ``protocol``), with its run specs or the reason it is not run.
 
@@ -216,7 +224,14 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
     budget's steps and learning rate as for the row itself. ``steps`` replaces the step
     limit of every run (the budget's, or under ``paper`` the authors' recipe's);
     ``objective`` trains the language rows by another next-symbol objective (one of
-    :data:`~.data.SET_OBJECTIVES`). Each of these gives runs of other keys."""
+    :data:`~.data.SET_OBJECTIVES`); ``windows="authors"`` trains and tests each language row
+    at the lengths of the data its authors committed (:func:`~.published.authors_windows`)
+    where they committed some, the protocol's elsewhere. Each of these gives runs of other
+    keys. ``fixed_sets`` draws a row whose strings come from the authors' generator as
+    their generate_list does, a set of distinct strings per length window of the size of
+    the row's training set (:func:`~.published.authors_set_size`), then from that set."""
+    if windows not in WINDOWS:
+        raise ConfigError(f"--windows {windows!r}: one of {', '.join(WINDOWS)}")
     bud = get_budget(budget)
     if steps is not None:
         if steps < 1:
@@ -256,6 +271,19 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
             planned.size, planned.lr = size, lr
         task, params = resolve_task(row.task)
         lo, hi = proto.train_lengths
+        eval_bins = tuple(proto.eval_bins)
+        theirs = authors_windows(row.name) if (
+            windows == AUTHORS_WINDOWS and row.kind == LANGUAGE and proto.name == row.paper) \
+            else None
+        if theirs is not None:
+            hi, eval_bins = theirs
+            planned.notes.append(
+                "trained to length {} and tested in bins {} (--windows authors: the lengths "
+                "of the authors' committed data)".format(
+                    hi, " / ".join(bin_label(a, b, i == 0) for i, (a, b) in enumerate(eval_bins))))
+        elif windows == AUTHORS_WINDOWS:
+            planned.notes.append("--windows authors: no committed data of the authors for "
+                                 "this row, so the protocol's lengths")
         training = TrainingConfig(steps=bud.steps, batch_size=proto.batch_size or 64, lr=lr,
                                   warmup=min(100, bud.steps // 10),
                                   eval_every=bud.steps if train_through else bud.eval_every,
@@ -291,13 +319,24 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
                     f"recipe)")
         if steps is not None:
             planned.notes.append(f"at most {training.steps:,} steps (--steps)")
+        sampler = row.sampler
+        if fixed_sets and sampler:
+            set_size = authors_set_size(row.name)
+            sampler += f",distinct={set_size}"
+            planned.notes.append(
+                f"strings from a set of {set_size:,} distinct strings per length window, drawn "
+                f"as the authors' generate_list draws its sets (--fixed-sets); the fit is "
+                f"checked on the training set's own strings")
+        elif fixed_sets:
+            planned.notes.append("--fixed-sets: the authors' generator of this row is not "
+                                 "known here, so its strings are drawn as by default")
         specs = []
         for seed in seed_list:
             specs.append(RunSpec(line=LENGTH_GENERALIZATION, task=task, params=params,
-                                 train_max_len=hi, eval_bins=tuple(proto.eval_bins),
+                                 train_max_len=hi, eval_bins=eval_bins,
                                  size=size, encoding=row.encoding, training=training,
                                  seed=int(seed), objective=planned.objective,
-                                 sampler=row.sampler))
+                                 sampler=sampler))
         planned.specs = tuple(specs)
         if train_through:
             planned.notes.append(f"trained through: every run takes all {training.steps:,} steps "

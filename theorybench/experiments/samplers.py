@@ -18,9 +18,17 @@ Samplers:
   string is at least L long (D_0 and a target <= 0: the empty string); a string whose
   length is outside [lo, hi] is drawn again. The strings come out as a few top-level
   blocks with long runs inside (``aabababab...bb``), not the uniform draw's many returns
-  to depth 0. Left out: the authors keep a fixed set of distinct strings (200 for
-  training, 25 per test bin) and lower the 0.75 after 20,000 rejected draws; ours are
-  drawn afresh, repeats allowed.
+  to depth 0. By default the strings are drawn afresh, repeats allowed.
+* ``huang_dn:depth=N,distinct=M`` - the same generator as the authors' ``generate_list``
+  runs it: a set of M distinct strings per length window, drawn once, where a draw that
+  repeats an earlier string or falls outside the window counts as rejected and every
+  20,000 rejections lower the 0.75 (in the outer and the inner targets) by 0.02, until
+  the set is full or the ratio would fall below 0; the run then draws from that set,
+  uniformly. This matters: at lengths up to 100 the plain draw of D_3 yields about 160
+  distinct strings in 3,000, all longer than 50, where the authors' 10,000 distinct
+  training strings run from 2 to 100 letters (median 64). Each window's set is drawn from
+  the generator of the first call at that window (the training stream's, or the test
+  bins'), so the test strings of a bin are a set of their own, as the authors' are.
 
 A sampler's strings are checked against the task's own prefix oracle (the run fails with
 a message if one is not a member), so a sampler named for the wrong language cannot train
@@ -39,31 +47,71 @@ from ..errors import ConfigError
 MAX_TRIES = 10_000
 
 
-def _dn_string(rng: np.random.Generator, depth: int, target: int) -> str:
+#: The authors' generate_list lowers its length ratio by RATIO_STEP after REJECTIONS
+#: rejected draws (formal_lang_suite/generators/starfree_generator.py, D_nLanguage).
+RATIO, RATIO_STEP, REJECTIONS = 0.75, 0.02, 20_000
+#: The largest distinct set a sampler draws (a run holds it in memory).
+MAX_DISTINCT = 1_000_000
+
+
+def _dn_string(rng: np.random.Generator, depth: int, target: int, ratio: float = RATIO) -> str:
     # recursive and data-dependent in its lengths, so sequential by nature; a batch of 64
     # strings of length <= 150 takes about a millisecond
     if depth == 0 or target <= 0:
         return ""
     out = ""
     while len(out) < target:
-        inner = int(target * 0.75 * (0.1 * rng.standard_normal() + 1))
-        out += "a" + _dn_string(rng, depth - 1, inner) + "b"
+        inner = int(target * ratio * (0.1 * rng.standard_normal() + 1))
+        out += "a" + _dn_string(rng, depth - 1, inner, ratio) + "b"
     return out
 
 
-def huang_dn(depth: int) -> Callable[[np.random.Generator, int, int], str]:
+def _dn_set(rng: np.random.Generator, depth: int, count: int, lo: int, hi: int) -> list[str]:
+    """Up to ``count`` distinct D_depth strings of lengths lo..hi, drawn as the authors'
+    generate_list draws them (see the module docstring)."""
+    ratio, rejected, kept = RATIO, 0, {}
+    while len(kept) < count:
+        s = _dn_string(rng, depth, int(hi * ratio * (0.1 * rng.standard_normal() + 1)), ratio)
+        if lo <= len(s) <= hi and s not in kept:
+            kept[s] = None
+            continue
+        rejected += 1
+        if rejected > REJECTIONS:
+            rejected, ratio = 0, ratio - RATIO_STEP
+            if ratio < 0:
+                break
+    return list(kept)
+
+
+def huang_dn(depth: int, distinct: int = 0) -> Callable[[np.random.Generator, int, int], str]:
     if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
         raise ConfigError(f"sampler huang_dn needs depth >= 1 (an integer), got {depth!r}")
+    if not 0 <= distinct <= MAX_DISTINCT:
+        raise ConfigError(f"sampler huang_dn: distinct={distinct} must lie in 0..{MAX_DISTINCT:,} "
+                          f"(0: fresh draws, repeats allowed)")
 
-    def draw(rng: np.random.Generator, lo: int, hi: int) -> str:
+    def fresh(rng: np.random.Generator, lo: int, hi: int) -> str:
         for _ in range(MAX_TRIES):
-            target = int(hi * 0.75 * (0.1 * rng.standard_normal() + 1))
+            target = int(hi * RATIO * (0.1 * rng.standard_normal() + 1))
             s = _dn_string(rng, depth, target)
             if lo <= len(s) <= hi:
                 return s
         raise ConfigError(f"sampler huang_dn:depth={depth} drew no string of length "
                           f"{lo}..{hi} in {MAX_TRIES:,} tries; widen the length range")
-    return draw
+    if not distinct:
+        return fresh
+    sets: dict[tuple[int, int], list[str]] = {}
+
+    def from_set(rng: np.random.Generator, lo: int, hi: int) -> str:
+        if (lo, hi) not in sets:
+            drawn = _dn_set(rng, depth, distinct, lo, hi)
+            if not drawn:
+                raise ConfigError(f"sampler huang_dn:depth={depth},distinct={distinct} drew "
+                                  f"no string of length {lo}..{hi}; widen the length range")
+            sets[lo, hi] = drawn
+        pool = sets[lo, hi]
+        return pool[int(rng.integers(len(pool)))]
+    return from_set
 
 
 SAMPLERS: dict[str, Callable] = {"huang_dn": huang_dn}

@@ -20,7 +20,9 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from ..experiments.protocols import Protocol
+from ..errors import ConfigError
+from ..experiments.protocols import Protocol, get_protocol
+from ..experiments.spec import bin_label
 from ..experiments.reproduce import PlannedRow
 from ..safe_io import atomic_write
 from .cells import Aggregate
@@ -188,6 +190,11 @@ def _bins(values) -> str:
 
 
 def markdown(table: dict) -> str:
+    try:
+        default_bins = [bin_label(a, b, i == 0)
+                        for i, (a, b) in enumerate(get_protocol(table["protocol"]).eval_bins)]
+    except ConfigError:   # a table of a protocol this version no longer knows
+        default_bins = []
     lines = [f"# Reproduction: {table['paper']} ({table['budget']} budget)", "",
              f"Protocol `{table['protocol']}`: {table['citation']}.", "",
              f"Reading, the same for the paper's figures and ours: a row *generalizes* when "
@@ -227,6 +234,8 @@ def markdown(table: dict) -> str:
             else (r["published_words"] or "-")
         mean = _bins(o.get("mean")) if o.get("mean") is not None else \
             f"(none fitted; all seeds {_bins(o.get('mean_all_seeds'))})"
+        if o.get("bins") and default_bins and list(o["bins"]) != default_bins:
+            mean += f" (bins {' / '.join(o['bins'])})"
         lines.append(
             f"| {r['task']} | {r['encoding']} | {r['architecture']} | {pub} | {mean} | "
             f"{'-' if rng is None else _pct(rng[0]) + '-' + _pct(rng[1])} | "
