@@ -247,20 +247,20 @@ def test_reproduce_a_language_file_of_ones_own(tmp_path, capsys):
     args = ["reproduce", "--task", str(path), "--protocol", "huang2025", "--budget", "smoke",
             "--out", str(out), "--db", str(db), "--executor", "inprocess"]
     assert main(args) == 0
-    table = json.loads((out / "huang2025-ab_or_ba.json").read_text())
+    table = json.loads((out / "huang2025-ab_or_ba-smoke.json").read_text())
     assert [r["encoding"] for r in table["rows"]] == ["learned_offsets", "nope"]
     assert all(r["status"] == "run" and r["ours"]["finished"] == 1 for r in table["rows"])
     assert table["compared"] == 0            # no published figure for one's own language
-    md = (out / "huang2025-ab_or_ba.md").read_text()
+    md = (out / "huang2025-ab_or_ba-smoke.md").read_text()
     assert "ab_or_ba.py" in md
     # a second call trains nothing again: the store has every run; the table is rendered
     # again and keeps the timing of the call that trained
     capsys.readouterr()
     assert main(args) == 0
     assert "0 to run" in capsys.readouterr().err
-    again = json.loads((out / "huang2025-ab_or_ba.json").read_text())
+    again = json.loads((out / "huang2025-ab_or_ba-smoke.json").read_text())
     assert again["wall_s"] == table["wall_s"] and again["rendered_again"] is True
-    assert "rendered again" in (out / "huang2025-ab_or_ba.md").read_text()
+    assert "rendered again" in (out / "huang2025-ab_or_ba-smoke.md").read_text()
     # --out over the store it reads is refused before any work
     assert main(args[:-4] + ["--db", str(db), "--out", str(db)]) == 2
 
@@ -294,9 +294,9 @@ def test_rows_and_train_through_select_and_retrain_without_touching_the_full_tab
             "--budget", "smoke", "--out", str(out), "--db", str(tmp_path / "r.sqlite"),
             "--executor", "inprocess"]
     assert main(args) == 0
-    assert sorted(f.name for f in out.iterdir()) == ["huang2025-rows-through.json",
-                                                     "huang2025-rows-through.md"]
-    table = json.loads((out / "huang2025-rows-through.json").read_text())
+    assert sorted(f.name for f in out.iterdir()) == ["huang2025-rows-through-smoke.json",
+                                                     "huang2025-rows-through-smoke.md"]
+    table = json.loads((out / "huang2025-rows-through-smoke.json").read_text())
     assert [(r["task"], r["encoding"]) for r in table["rows"] if r["status"] == "run"] \
         == [("tomita1", "nope")]
     assert any("trained through" in n for r in table["rows"] for n in r["notes"])

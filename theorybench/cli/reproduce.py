@@ -130,7 +130,8 @@ def cmd_reproduce(args) -> int:
         + (f"-{args.steps}steps" if args.steps else "") \
         + (f"-{args.objective}" if args.objective else "") \
         + ("-authors-windows" if args.windows == rep.AUTHORS_WINDOWS else "") \
-        + ("-fixed-sets" if args.fixed_sets else "")
+        + ("-fixed-sets" if args.fixed_sets else "") \
+        + ("" if args.budget == "quick" else f"-{args.budget}")
     db = args.db or f"reproduce-{name}.sqlite"
     _check_outputs(args, name, db)  # before the task file is even loaded
     wanted = [w.strip() for w in args.rows.split(",") if w.strip()] if args.rows else None
