@@ -325,8 +325,9 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
             sampler += f",distinct={set_size}"
             planned.notes.append(
                 f"strings from a set of {set_size:,} distinct strings per length window, drawn "
-                f"as the authors' generate_list draws its sets (--fixed-sets); the fit is "
-                f"checked on the training set's own strings")
+                f"as the authors' generate_list draws its sets (--fixed-sets); the fit, and "
+                f"a first test bin of the training window, are read on the training set's "
+                f"own strings")
         elif fixed_sets:
             planned.notes.append("--fixed-sets: the authors' generator of this row is not "
                                  "known here, so its strings are drawn as by default")
