@@ -15,7 +15,7 @@ from theorybench.cli.main import main
 from theorybench.experiments import reproduce as rep
 from theorybench.experiments.data import sizes_in_range
 from theorybench.experiments.protocols import get_protocol
-from theorybench.experiments.published import (AUTHORS_DATA, AUTHORS_WINDOWS, LANGUAGE,
+from theorybench.experiments.published import (AUTHORS_DATA, AUTHORS_LENGTHS, LANGUAGE,
                                                PAPERS, authors_windows, language_file,
                                                published_rows)
 from theorybench.matrix import reproduction
@@ -319,7 +319,7 @@ def test_language_budget_notes_follow_each_authors_dataset_config():
 
 def test_language_rows_say_at_which_lengths_the_authors_data_trains_and_tests():
     rows = {r.name: r for r in published_rows("huang2025") if r.encoding == "nope"}
-    assert set(AUTHORS_DATA) == set(AUTHORS_WINDOWS) <= set(rows)
+    assert set(AUTHORS_DATA) == set(AUTHORS_LENGTHS) <= set(rows)
     for name, (_, (count, distinct), (lo, hi), bins) in AUTHORS_DATA.items():
         assert 1 <= lo <= hi and distinct <= count and len(bins) == 3
         train_hi, eval_bins = authors_windows(name)

@@ -247,8 +247,8 @@ _HUANG_DATASETS = {
 #: test files bin0, bin1, bin2). Their bins are not the algorithmic tasks' [0, 50],
 #: [51, 100], [101, 150]: the Tomita sets train to 100 and draw both later bins from
 #: 101-150 (their create_corpus_tomita does not move the window in its "leak" branch),
-#: D-3, D-4 and D-12 train to 100 and test to 200 and 300, 0*12*0*2* and (ab)*d(bc)* keep
-#: the lower end of every bin at the start (their "lower window unchanged").
+#: D-3, D-4 and D-12 train to 100 and test to 200 and 300, the rows 012 and adbc keep the
+#: lower end of every bin at the start (their "lower window unchanged").
 AUTHORS_DATA = {
     "tomita1": ("Tomita-1", (1000, 100), (1, 100), ((1, 99), (101, 149), (102, 149))),
     "tomita2": ("Tomita-2", (1000, 50), (2, 100), ((12, 100), (102, 142), (102, 146))),
@@ -277,7 +277,7 @@ AUTHORS_DATA = {
 #: drawn from (the file's longest string, or just above it for the few strings of (aa)*),
 #: and two files of the same window are one bin; a bin whose authors' file starts near
 #: the beginning keeps the lower end at 1, as theirs does.
-AUTHORS_WINDOWS = {
+AUTHORS_LENGTHS = {
     **{f"tomita{k}": (100, ((1, 100), (101, 150))) for k in range(1, 8)},
     "d-2": (50, ((1, 50), (51, 100), (101, 150))),
     **{f"d-{k}": (100, ((1, 100), (101, 200), (201, 300))) for k in (3, 4, 12)},
@@ -295,7 +295,7 @@ def _authors_data_note(name: str) -> str | None:
         return None
     folder, (count, distinct), (lo, hi), bins = AUTHORS_DATA[name]
     spans = " / ".join(f"{a}-{b}" for a, b in bins)
-    same = AUTHORS_WINDOWS[name] == (50, ((1, 50), (51, 100), (101, 150)))
+    same = AUTHORS_LENGTHS[name] == (50, ((1, 50), (51, 100), (101, 150)))
     return (f"the authors' committed data for this language (formal_lang_suite/generated_ds/"
             f"{folder}/, which their training script reads when present) trains on "
             f"{count:,} strings ({distinct:,} distinct) of lengths {lo}-{hi} and tests on "
@@ -313,8 +313,8 @@ def authors_set_size(name: str) -> int:
 
 def authors_windows(name: str) -> tuple[int, tuple[tuple[int, int], ...]] | None:
     """(longest training length, test bins) following the authors' committed data of a
-    Huang et al. language row (:data:`AUTHORS_WINDOWS`), or None where they committed none."""
-    return AUTHORS_WINDOWS.get(name)
+    Huang et al. language row (:data:`AUTHORS_LENGTHS`), or None where they committed none."""
+    return AUTHORS_LENGTHS.get(name)
 
 
 def _language_budget(name: str) -> str:

@@ -3,7 +3,9 @@
 :func:`plan` turns a paper's rows (:mod:`.published`) into run specs of the
 length-generalization line: a language row trains the next-symbol objective (members
 only, every position scored, a string right when all its sets are), an algorithmic row
-its label; the training lengths and test bins are the protocol's; the architecture and
+its label; the training lengths and test bins are the protocol's (or, with
+``windows="authors"``, those of the data the authors committed for a language); the
+architecture and
 learning rate are the paper's chosen ones where the authors' files record them, and the
 budget's otherwise. :func:`run` trains them through the ordinary sweep (the results
 store, its leases and resuming, the progress lines), and :func:`collect` reads each row's

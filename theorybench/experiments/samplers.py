@@ -25,7 +25,7 @@ Samplers:
   20,000 rejections lower the 0.75 (in the outer and the inner targets) by 0.02, until
   the set is full or the ratio would fall below 0; the run then draws from that set,
   uniformly. This matters: at lengths up to 100 the plain draw of D_3 yields about 160
-  distinct strings in 3,000, all longer than 50, where the authors' 10,000 distinct
+  distinct strings in 3,000, none shorter than 50, where the authors' 10,000 distinct
   training strings run from 2 to 100 letters (median 64). Each window's set is drawn from
   the generator of the first call at that window (the training stream's, or the test
   bins'), so the test strings of a bin are a set of their own, as the authors' are.
