@@ -5,9 +5,8 @@ length-generalization line: a language row trains the next-symbol objective (mem
 only, every position scored, a string right when all its sets are), an algorithmic row
 its label; the training lengths and test bins are the protocol's (or, with
 ``windows="authors"``, those of the data the authors committed for a language); the
-architecture and
-learning rate are the paper's chosen ones where the authors' files record them, and the
-budget's otherwise. :func:`run` trains them through the ordinary sweep (the results
+architecture and learning rate are the paper's chosen ones where the authors' files
+record them, and the budget's otherwise. :func:`run` trains them through the ordinary sweep (the results
 store, its leases and resuming, the progress lines), and :func:`collect` reads each row's
 finished seeds back. The reading (fitted seeds, the mean over them, agreement with the
 paper) is the matrix's (:mod:`theorybench.matrix.reproduction`).
