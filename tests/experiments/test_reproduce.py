@@ -322,7 +322,7 @@ def test_language_rows_say_at_which_lengths_the_authors_data_trains_and_tests():
     assert set(AUTHORS_DATA) == set(AUTHORS_LENGTHS) <= set(rows)
     for name, (_, (count, distinct), (lo, hi), bins) in AUTHORS_DATA.items():
         assert 1 <= lo <= hi and distinct <= count and len(bins) == 3
-        train_hi, eval_bins = authors_windows(name)
+        train_hi, eval_bins = authors_windows("huang2025", name)
         # the run trains through the authors' longest training string, no further
         assert hi <= train_hi < hi + 5
         # its last bin ends at the window the authors' last file was drawn from, which
@@ -333,7 +333,9 @@ def test_language_rows_say_at_which_lengths_the_authors_data_trains_and_tests():
         assert note and f"lengths {lo}-{hi}" in note[0]
     # a language without committed data says so instead of inventing lengths
     assert any("no committed data" in n for n in rows["dyck1"].notes)
-    assert authors_windows("dyck1") is None and authors_windows("parity") is None
+    assert authors_windows("huang2025", "dyck1") is None
+    assert authors_windows("huang2025", "parity") is None
+    assert authors_windows("bhattamishra2020", "tomita1") is None
 
 
 def test_authors_windows_train_and_test_each_language_at_its_data_lengths(capsys):

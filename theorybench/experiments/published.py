@@ -277,9 +277,11 @@ AUTHORS_DATA = {
 #: drawn from (the file's longest string, or just above it for the few strings of (aa)*),
 #: and two files of the same window are one bin; a bin whose authors' file starts near
 #: the beginning keeps the lower end at 1, as theirs does.
+#: The protocol's own lengths, in the same form (a language whose data has them).
+_PROTOCOL_LENGTHS = (50, ((1, 50), (51, 100), (101, 150)))
 AUTHORS_LENGTHS = {
     **{f"tomita{k}": (100, ((1, 100), (101, 150))) for k in range(1, 8)},
-    "d-2": (50, ((1, 50), (51, 100), (101, 150))),
+    "d-2": _PROTOCOL_LENGTHS,
     **{f"d-{k}": (100, ((1, 100), (101, 200), (201, 300))) for k in (3, 4, 12)},
     "aabbccddee": (200, ((1, 200), (201, 300), (301, 400))),
     "adbc": (50, ((1, 50), (1, 100), (1, 150))),
@@ -295,7 +297,7 @@ def _authors_data_note(name: str) -> str | None:
         return None
     folder, (count, distinct), (lo, hi), bins = AUTHORS_DATA[name]
     spans = " / ".join(f"{a}-{b}" for a, b in bins)
-    same = AUTHORS_LENGTHS[name] == (50, ((1, 50), (51, 100), (101, 150)))
+    same = AUTHORS_LENGTHS[name] == _PROTOCOL_LENGTHS
     return (f"the authors' committed data for this language (formal_lang_suite/generated_ds/"
             f"{folder}/, which their training script reads when present) trains on "
             f"{count:,} strings ({distinct:,} distinct) of lengths {lo}-{hi} and tests on "
@@ -311,10 +313,11 @@ def authors_set_size(name: str) -> int:
     return _HUANG_DATASETS[name][1] if name in _HUANG_DATASETS else ASSUMED_LANGUAGE_SET
 
 
-def authors_windows(name: str) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+def authors_windows(paper: str, name: str) -> tuple[int, tuple[tuple[int, int], ...]] | None:
     """(longest training length, test bins) following the authors' committed data of a
-    Huang et al. language row (:data:`AUTHORS_LENGTHS`), or None where they committed none."""
-    return AUTHORS_LENGTHS.get(name)
+    row of ``paper`` (:data:`AUTHORS_LENGTHS`, Huang et al.'s), or None where its authors
+    committed none."""
+    return AUTHORS_LENGTHS.get(name) if paper == "huang2025" else None
 
 
 def _language_budget(name: str) -> str:

@@ -273,9 +273,8 @@ def plan(paper: str, budget: str = "quick", task_file: str | None = None,
         task, params = resolve_task(row.task)
         lo, hi = proto.train_lengths
         eval_bins = tuple(proto.eval_bins)
-        theirs = authors_windows(row.name) if (
-            windows == AUTHORS_WINDOWS and row.kind == LANGUAGE and proto.name == row.paper) \
-            else None
+        theirs = authors_windows(row.paper, row.name) \
+            if windows == AUTHORS_WINDOWS and row.kind == LANGUAGE else None
         if theirs is not None:
             hi, eval_bins = theirs
             planned.notes.append(
